@@ -1,0 +1,212 @@
+"""What a registered body reads that is not one of its arguments.
+
+A capture is a read, inside the body (nested defs, lambdas and comprehensions
+included), of a name bound outside it: a closure cell, a module global, or, for a
+bound method, an attribute of ``self``. Default values are captures too: they are
+evaluated once, when the def runs. Each capture carries the inferred kind of what
+it reads, how the read uses it (``.tolist()``, ``.shape``, ``float(...)``) and, for
+state that is not a tensor, the reason it can change after compilation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from checker import torch_api as api
+from checker.facts.inference import Inference
+from checker.facts.kinds import Inferred, Kind
+from checker.facts.scopes import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
+from checker.facts.targets import Body
+
+_NOT_STATE = (Kind.FUNCTION, Kind.CLASS, Kind.PYMODULE, Kind.PARTIAL)
+
+
+@dataclass(frozen=True, eq=False)
+class Capture:
+    """One read of captured state inside a registered body.
+
+    ``node`` is the reported expression (``W``, ``self.w``, a default value),
+    ``name`` how the message names it, ``origin`` where it comes from
+    (``the module scope``), ``binding`` a node whose line the message can cite.
+    ``laundering`` names the Python-value conversion applied to it, if any;
+    ``change`` why non-tensor state can change after compilation, if it can.
+    """
+
+    body: Body
+    node: cst.CSTNode
+    name: str
+    origin: str
+    inferred: Inferred
+    binding: cst.CSTNode | None = None
+    laundering: str | None = None
+    change: str | None = None
+    change_node: cst.CSTNode | None = None
+
+    @property
+    def function(self) -> str:
+        node = self.body.node
+        return node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+
+
+class CaptureFinder:
+    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+        self.tree = tree
+        self.inference = inference
+        self._cache: dict[cst.CSTNode, list[Capture]] = {}
+
+    def captures(self, body: Body) -> list[Capture]:
+        key = body.node
+        if key not in self._cache or body.bound_self:
+            self._cache[key] = list(self._find(body))
+        return self._cache[key]
+
+    def closure_names(self, body: Body) -> list[str]:
+        """Names the body, or its default values, read from an enclosing function's scope."""
+        reads = [(read, scope) for scope in body.scope.walk() for read in scope.reads]
+        reads += [(read, read.scope) for read in self.tree.default_reads.get(body.node, [])]
+        names: list[str] = []
+        for read, scope in reads:
+            owner = self.tree.owner(scope, read.name)
+            if owner is None or body.scope.encloses(owner) or owner.kind in (ScopeKind.MODULE, ScopeKind.CLASS):
+                continue
+            if read.name not in names:
+                names.append(read.name)
+        return names
+
+    def _find(self, body: Body) -> list[Capture]:
+        found = list(self._defaults(body))
+        parents = _parents(body.node)
+        receiver = _receiver(body)
+        for scope in body.scope.walk():
+            for read in scope.reads:
+                owner = self.tree.owner(scope, read.name)
+                if owner is None:
+                    continue
+                if receiver is not None and owner is body.scope and read.name == receiver:
+                    capture = self._attribute_of(body, read, parents, "self")
+                elif body.scope.encloses(owner):
+                    continue
+                else:
+                    capture = self._named(body, read, owner, parents)
+                if capture is not None:
+                    found.append(capture)
+        return found
+
+    def _named(self, body: Body, read: Read, owner: Scope, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
+        inferred = self.inference.infer_name(read.name, owner)
+        origin = _origin(owner)
+        bindings = owner.bindings.get(read.name, [])
+        first = bindings[0].node if bindings else None
+        if inferred.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(parents.get(read.node), cst.Attribute):
+            attribute = self._attribute_of(body, read, parents, origin)
+            if attribute is not None:
+                return attribute
+        if inferred.kind in _NOT_STATE:
+            return None
+        change, change_node = self._change(read.name, owner, bindings)
+        return Capture(
+            body, read.node, read.name, origin, inferred, first, _laundering(read.node, parents), change,
+            change_node,
+        )
+
+    def _attribute_of(
+        self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode], origin: str
+    ) -> Capture | None:
+        """``self.w`` or ``obj.w``: the attribute is what is captured."""
+        parent = parents.get(read.node)
+        if not isinstance(parent, cst.Attribute) or parent.value is not read.node:
+            return None
+        owner = self.inference.infer(read.node, read.scope)
+        if not isinstance(owner.definition, cst.ClassDef):
+            return None
+        model = self.inference.class_model(owner.definition)
+        attr = parent.attr.value
+        inferred = model.attribute_kind(attr, self.inference)
+        if inferred.kind in _NOT_STATE:
+            return None
+        name = f"{read.name}.{attr}"
+        laundering = _laundering(parent, parents)
+        if inferred.kind.is_tensor_like:
+            return Capture(body, parent, name, f"a {model.name} object", inferred, None, laundering)
+        return Capture(body, parent, name, f"a {model.name} object", inferred, None, laundering,
+                       "it is an object attribute, which can be reassigned at any time")
+
+    def _defaults(self, body: Body) -> list[Capture]:
+        params = all_params(body.node.params)
+        outer = body.scope.parent or body.scope
+        found = []
+        for param in params:
+            if param.default is None:
+                continue
+            inferred = self.inference.infer(param.default, outer)
+            if inferred.kind.is_tensor_like or inferred.kind in (Kind.MUTABLE, Kind.NDARRAY):
+                found.append(
+                    Capture(body, param.default, f"default of '{param.name.value}'", "a default argument", inferred)
+                )
+        return found
+
+    def _change(self, name: str, owner: Scope, bindings: list[Binding]) -> tuple[str | None, cst.CSTNode | None]:
+        """Why the value can differ between compile time and a later call, or None."""
+        for binding in bindings:
+            if binding.written_in is not owner:
+                keyword = "global" if owner.kind is ScopeKind.MODULE else "nonlocal"
+                return f"it is reassigned through '{keyword} {name}' in {binding.written_in.name}()", binding.node
+            if binding.kind is BindingKind.AUGMENTED:
+                return "it is updated in place by augmented assignment", binding.node
+            if binding.kind is BindingKind.LOOP or binding.in_loop:
+                return "it is reassigned in a loop", binding.node
+        for later in bindings[1:]:
+            if not any(earlier.exclusive_with(later) for earlier in bindings[: bindings.index(later)]):
+                return "it is bound more than once", later.node
+        for read in self.tree.reads_of(owner, name):
+            if read.mutation is not None:
+                return f"the code {read.mutation}", read.node
+        return None, None
+
+
+def _receiver(body: Body) -> str | None:
+    if not body.bound_self:
+        return None
+    params = all_params(body.node.params)
+    return params[0].name.value if params else None
+
+
+def _origin(owner: Scope) -> str:
+    if owner.kind is ScopeKind.MODULE:
+        return "the module scope"
+    if owner.kind is ScopeKind.CLASS:
+        return f"the body of class {owner.name}"
+    return f"the enclosing function {owner.name}()"
+
+
+def _laundering(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> str | None:
+    """How a read turns a tensor into a Python value: ``.tolist()``, ``.shape``, ``float(...)``."""
+    parent = parents.get(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        attr = parent.attr.value
+        call = parents.get(parent)
+        if attr in api.LAUNDERING_METHODS and isinstance(call, cst.Call) and call.func is parent:
+            return f".{attr}()"
+        if attr in api.LAUNDERING_ATTRIBUTES or attr in api.TENSOR_METADATA:
+            return f".{attr}"
+        return None
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and len(call.args) == 1:
+            if call.func.value in ("float", "int", "bool", "complex"):
+                return f"{call.func.value}(...)"
+    return None
+
+
+def _parents(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
+    """Child-to-parent links inside one registered body."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            parents[child] = node
+            stack.append(child)
+    return parents

@@ -1,0 +1,364 @@
+"""Qualified names and value kinds, inferred from the assignments in one module.
+
+``torch.ones(4)`` is a tensor, ``nn.Linear(4, 4)`` a module, ``W * 2`` a tensor when
+``W`` is one, ``self.w`` whatever ``__init__`` assigned to it. Inference follows
+bindings through Python's scoping rules, is memoised per (expression, scope) and
+gives up (UNKNOWN) on cycles, depth, and anything it does not recognise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker import torch_api as api
+from checker.facts.classes import ClassModel
+from checker.facts.kinds import UNKNOWN, Inferred, Kind, join
+from checker.facts.scopes import Binding, BindingKind, Scope, ScopeKind, ScopeTree, all_params
+
+_MAX_DEPTH = 12
+_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_MODULE_RETURNING_METHODS = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_", "type"}
+)
+
+
+class Inference:
+    """Answers "what is this expression?" for one module."""
+
+    def __init__(self, tree: ScopeTree) -> None:
+        self.tree = tree
+        self._names: dict[tuple[cst.CSTNode, Scope], frozenset[str]] = {}
+        self._kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
+        self._classes: dict[cst.ClassDef, ClassModel] = {}
+        self._active: set[tuple[cst.CSTNode, Scope]] = set()
+
+    # -- qualified names ------------------------------------------------------
+
+    def qualified_names(self, expr: cst.BaseExpression, scope: Scope) -> frozenset[str]:
+        """Dotted names ``expr`` may stand for, through imports and aliases."""
+        key = (expr, scope)
+        if key in self._names:
+            return self._names[key]
+        if key in self._active or len(self._active) > _MAX_DEPTH:
+            return frozenset()
+        self._active.add(key)
+        try:
+            result = frozenset(self._qualified(expr, scope))
+        finally:
+            self._active.discard(key)
+        self._names[key] = result
+        return result
+
+    def _qualified(self, expr: cst.BaseExpression, scope: Scope) -> Iterator[str]:
+        if isinstance(expr, cst.Name):
+            owner = self.tree.owner(scope, expr.value)
+            if owner is None:
+                yield f"builtins.{expr.value}"
+                return
+            for binding in owner.bindings.get(expr.value, []):
+                if binding.kind is BindingKind.IMPORT and binding.imported:
+                    yield binding.imported
+                elif binding.value is not None and binding.kind in (
+                    BindingKind.ASSIGN, BindingKind.ANNOTATION, BindingKind.WALRUS
+                ):  # fmt: skip
+                    yield from self.qualified_names(binding.value, binding.written_in)
+        elif isinstance(expr, cst.Attribute):
+            for prefix in self.qualified_names(expr.value, scope):
+                yield f"{prefix}.{expr.attr.value}"
+        elif isinstance(expr, cst.IfExp):
+            yield from self.qualified_names(expr.body, scope)
+            yield from self.qualified_names(expr.orelse, scope)
+        elif isinstance(expr, cst.Call) and _is_getattr_of_literal(expr):
+            attribute = _string_value(expr.args[1].value)
+            if "builtins.getattr" in self.qualified_names(expr.func, scope):
+                for prefix in self.qualified_names(expr.args[0].value, scope):
+                    yield f"{prefix}.{attribute}"
+                if len(expr.args) > 2:
+                    yield from self.qualified_names(expr.args[2].value, scope)
+
+    # -- kinds ----------------------------------------------------------------
+
+    def infer(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
+        key = (expr, scope)
+        if key in self._kinds:
+            return self._kinds[key]
+        if key in self._active or len(self._active) > _MAX_DEPTH:
+            return UNKNOWN
+        self._active.add(key)
+        try:
+            result = self._infer(expr, scope)
+        finally:
+            self._active.discard(key)
+        self._kinds[key] = result
+        return result
+
+    def _infer(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
+        if isinstance(expr, _CONSTANTS):
+            return Inferred(Kind.IMMUTABLE, "a literal")
+        if isinstance(expr, cst.Name):
+            return self.infer_name(expr.value, scope)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, scope)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, scope)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, scope)
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            return self._sequence(expr, [e.value for e in expr.elements], scope)
+        if isinstance(expr, cst.Dict):
+            values = [e.value for e in expr.elements if isinstance(e, cst.DictElement)]
+            return self._sequence(expr, values, scope)
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.DictComp)):
+            inner = self.tree.scope_of.get(expr, scope)
+            element = expr.value if isinstance(expr, cst.DictComp) else expr.elt
+            found = self.infer(element, inner)
+            return Inferred(Kind.TENSOR_CONTAINER if found.kind.is_tensor_like else Kind.MUTABLE, "a comprehension")
+        if isinstance(expr, cst.Lambda):
+            return Inferred(Kind.FUNCTION, "a lambda", expr, scope)
+        if isinstance(expr, (cst.UnaryOperation, cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)):
+            return self._operation(expr, scope)
+        if isinstance(expr, cst.IfExp):
+            return join([self.infer(expr.body, scope), self.infer(expr.orelse, scope)])
+        if isinstance(expr, cst.NamedExpr):
+            return self.infer(expr.value, scope)
+        return UNKNOWN
+
+    def infer_name(self, name: str, scope: Scope) -> Inferred:
+        owner = self.tree.owner(scope, name)
+        if owner is None:
+            return _builtin(name)
+        bindings = [b for b in owner.bindings.get(name, []) if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED)]
+        return join(self.binding_kind(b) for b in bindings) if bindings else UNKNOWN
+
+    def binding_kind(self, binding: Binding) -> Inferred:
+        """What one binding binds its name to."""
+        kind = binding.kind
+        if kind is BindingKind.FUNCTION:
+            return Inferred(Kind.FUNCTION, f"function {binding.name}()", binding.definition, binding.written_in)
+        if kind is BindingKind.CLASS:
+            return Inferred(Kind.CLASS, f"class {binding.name}", binding.definition, binding.written_in)
+        if kind is BindingKind.IMPORT:
+            return self._imported(binding)
+        if kind is BindingKind.PARAMETER:
+            return self._parameter(binding)
+        if binding.annotation is not None:
+            declared = self._annotation(binding.annotation, binding.written_in)
+            if declared.known:
+                return declared
+        if binding.value is not None:
+            return self.infer(binding.value, binding.written_in)
+        return UNKNOWN
+
+    def _imported(self, binding: Binding) -> Inferred:
+        name = binding.imported or ""
+        head, _, last = name.rpartition(".")
+        if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
+            return Inferred(Kind.IMMUTABLE, name)
+        if isinstance(binding.node, cst.Attribute) or (
+            isinstance(binding.node, cst.Name) and "." not in name and not name.startswith(".")
+        ):
+            # ``import a.b`` or ``import a``: a module object.
+            return Inferred(Kind.PYMODULE, name)
+        return UNKNOWN
+
+    def _parameter(self, binding: Binding) -> Inferred:
+        if binding.annotation is not None:
+            declared = self._annotation(binding.annotation, binding.written_in)
+            if declared.known:
+                return declared
+        method = binding.written_in
+        owner = method.parent
+        if method.kind is not ScopeKind.FUNCTION or owner is None or owner.kind is not ScopeKind.CLASS:
+            return UNKNOWN
+        assert isinstance(method.node, cst.FunctionDef)
+        params = all_params(method.node.params)
+        if not params or params[0].name is not binding.node:
+            return UNKNOWN
+        model = self.class_model(owner.node)  # type: ignore[arg-type]
+        decorators = self.decorator_names(method.node, owner.parent or owner)
+        if "builtins.staticmethod" in decorators:
+            return UNKNOWN
+        if "builtins.classmethod" in decorators:
+            return Inferred(Kind.CLASS, f"class {model.name}", model.node, owner.parent)
+        return model.instance(binding.name)
+
+    def _annotation(self, annotation: cst.BaseExpression, scope: Scope) -> Inferred:
+        names = self.qualified_names(annotation, scope)
+        if names & api.TENSOR_ANNOTATIONS:
+            return Inferred(Kind.TENSOR, "annotated as a tensor")
+        if names & api.MODULE_BASES:
+            return Inferred(Kind.MODULE, "annotated as an nn.Module")
+        return UNKNOWN
+
+    def _attribute(self, expr: cst.Attribute, scope: Scope) -> Inferred:
+        attr = expr.attr.value
+        for name in self.qualified_names(expr, scope):
+            head, _, last = name.rpartition(".")
+            if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
+                return Inferred(Kind.IMMUTABLE, name)
+            if head in api.CONSTANT_MODULES:
+                return Inferred(Kind.IMMUTABLE, name)
+        owner = self.infer(expr.value, scope)
+        if owner.kind is Kind.TENSOR:
+            if attr in api.TENSOR_ATTRIBUTES:
+                return Inferred(Kind.TENSOR, f"tensor attribute .{attr}")
+            if attr in api.TENSOR_METADATA:
+                return Inferred(Kind.IMMUTABLE, f"tensor metadata .{attr}")
+            return UNKNOWN
+        if isinstance(owner.definition, cst.ClassDef) and owner.kind in (Kind.OBJECT, Kind.MODULE, Kind.CLASS):
+            return self.class_model(owner.definition).attribute_kind(attr, self)
+        if owner.kind is Kind.MODULE and attr in ("weight", "bias"):
+            return Inferred(Kind.TENSOR, f"parameter .{attr} of a module")
+        return UNKNOWN
+
+    def _call(self, expr: cst.Call, scope: Scope) -> Inferred:
+        names = self.qualified_names(expr.func, scope)
+        for name in names:
+            known = _known_call(name)
+            if known is not None:
+                return known
+        func = expr.func
+        if isinstance(func, cst.Attribute):
+            receiver = self.infer(func.value, scope)
+            method = _method_result(receiver, func.attr.value)
+            if method is not None:
+                return method
+        callee = self.infer(func, scope)
+        if callee.kind is Kind.CLASS and isinstance(callee.definition, cst.ClassDef):
+            return self.class_model(callee.definition).instance()
+        if callee.kind is Kind.FUNCTION and callee.definition is not None:
+            return self.returned(callee.definition)
+        if callee.kind is Kind.MODULE:
+            return Inferred(Kind.TENSOR, "the output of a module call")
+        return UNKNOWN
+
+    def returned(self, definition: cst.CSTNode) -> Inferred:
+        """What calling a def or lambda of this module returns; closures come back as FUNCTION."""
+        body = self.tree.scope_of.get(definition)
+        if body is None:
+            return UNKNOWN
+        if isinstance(definition, cst.Lambda):
+            return self.infer(definition.body, body)
+        if not body.returns:
+            return Inferred(Kind.NONE, "None")
+        return join(self.infer(value, body) for value in body.returns)
+
+    def _subscript(self, expr: cst.Subscript, scope: Scope) -> Inferred:
+        container = self.infer(expr.value, scope)
+        if container.kind in (Kind.TENSOR, Kind.TENSOR_CONTAINER):
+            return Inferred(Kind.TENSOR, "an item of a tensor or a container of tensors")
+        if container.kind in (Kind.NDARRAY, Kind.MODULE):
+            return Inferred(container.kind, container.why)
+        return UNKNOWN
+
+    def _sequence(self, expr: cst.BaseExpression, values: list[cst.BaseExpression], scope: Scope) -> Inferred:
+        kinds = [self.infer(value, scope).kind for value in values]
+        if any(kind.is_tensor_like for kind in kinds):
+            return Inferred(Kind.TENSOR_CONTAINER, "a container holding tensors")
+        if isinstance(expr, cst.Tuple):
+            if all(kind in (Kind.IMMUTABLE, Kind.NONE) for kind in kinds):
+                return Inferred(Kind.IMMUTABLE, "a tuple of constants")
+            return UNKNOWN
+        return Inferred(Kind.MUTABLE, "a list, dict or set")
+
+    def _operation(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
+        operands = [self.infer(child, scope) for child in _operands(expr)]
+        kinds = {operand.kind for operand in operands}
+        if Kind.TENSOR in kinds:
+            return Inferred(Kind.TENSOR, "tensor arithmetic")
+        if Kind.NDARRAY in kinds:
+            return Inferred(Kind.NDARRAY, "array arithmetic")
+        if kinds <= {Kind.IMMUTABLE}:
+            return Inferred(Kind.IMMUTABLE, "arithmetic on constants")
+        return UNKNOWN
+
+    # -- classes and decorators -------------------------------------------------
+
+    def class_model(self, node: cst.ClassDef) -> ClassModel:
+        model = self._classes.get(node)
+        if model is None:
+            model = ClassModel(node, self.tree.scope_of[node], self)
+            self._classes[node] = model
+        return model
+
+    def decorator_names(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> set[str]:
+        """Qualified names of a definition's decorators (``@x(...)`` counts as ``x``)."""
+        names: set[str] = set()
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            if isinstance(expr, cst.Call):
+                expr = expr.func
+            names |= self.qualified_names(expr, scope)
+        return names
+
+
+def _builtin(name: str) -> Inferred:
+    if name == "None":
+        return Inferred(Kind.NONE, "None")
+    if name in ("True", "False", "Ellipsis", "__name__", "__file__", "__doc__"):
+        return Inferred(Kind.IMMUTABLE, name)
+    return Inferred(Kind.FUNCTION, f"builtin {name}")
+
+
+def _known_call(name: str) -> Inferred | None:
+    if api.is_torch_tensor_call(name):
+        return Inferred(Kind.TENSOR, f"{name}(...)")
+    if name in api.PARAMETER_CONTAINERS:
+        return Inferred(Kind.TENSOR_CONTAINER, f"{name}(...)")
+    if api.is_torch_module_class(name):
+        return Inferred(Kind.MODULE, f"{name}(...)")
+    if api.is_numpy_array_call(name):
+        return Inferred(Kind.NDARRAY, f"{name}(...)")
+    head, _, last = name.rpartition(".")
+    if name in api.IMMUTABLE_CALLS or (head == "torch" and last in api.TORCH_IMMUTABLE_CALLS) or head == "math":
+        return Inferred(Kind.IMMUTABLE, f"{name}(...)")
+    if name in api.MUTABLE_CALLS:
+        return Inferred(Kind.MUTABLE, f"{name}(...)")
+    if name in api.PARTIAL_CALLS:
+        return Inferred(Kind.PARTIAL, f"{name}(...)")
+    return None
+
+
+def _method_result(receiver: Inferred, method: str) -> Inferred | None:
+    if receiver.kind is Kind.TENSOR:
+        result = api.TENSOR_NON_TENSOR_METHODS.get(method)
+        if result is None:
+            return Inferred(Kind.TENSOR, f"tensor method .{method}()")
+        return {
+            "list": Inferred(Kind.MUTABLE, f".{method}() of a tensor"),
+            "scalar": Inferred(Kind.IMMUTABLE, f".{method}() of a tensor"),
+            "shape": Inferred(Kind.IMMUTABLE, f".{method}() of a tensor"),
+            "ndarray": Inferred(Kind.NDARRAY, f".{method}() of a tensor"),
+        }.get(result, UNKNOWN)
+    if receiver.kind is Kind.NDARRAY:
+        if method == "tolist":
+            return Inferred(Kind.MUTABLE, ".tolist() of an array")
+        if method == "item":
+            return Inferred(Kind.IMMUTABLE, ".item() of an array")
+        return Inferred(Kind.NDARRAY, f"array method .{method}()")
+    if receiver.kind is Kind.MODULE and method in _MODULE_RETURNING_METHODS:
+        return receiver
+    return None
+
+
+def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(expr, cst.UnaryOperation):
+        return [expr.expression]
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.Comparison):
+        return [expr.left, *(target.comparator for target in expr.comparisons)]
+    return []
+
+
+def _is_getattr_of_literal(call: cst.Call) -> bool:
+    return len(call.args) >= 2 and _string_value(call.args[1].value) is not None
+
+
+def _string_value(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None

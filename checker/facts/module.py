@@ -1,0 +1,163 @@
+"""The facts of one module, computed once and shared by every rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cached_property
+
+import libcst as cst
+
+from checker import torch_api as api
+from checker.facts.captures import Capture, CaptureFinder
+from checker.facts.inference import Inference
+from checker.facts.kinds import Kind
+from checker.facts.registrations import Registrars, Registration, find_registrations, registered_argument
+from checker.facts.scopes import BindingKind, Scope, ScopeTree
+from checker.facts.targets import Target, TargetResolver
+
+#: How many calls deep a compiled function's callees count as compiled too.
+_COMPILED_CALL_DEPTH = 4
+
+
+class ModuleFacts:
+    """Registrations, targets, captures and compiled regions of one parsed module."""
+
+    def __init__(self, module: cst.Module, path: str) -> None:
+        self.module = module
+        self.path = path
+        self.tree = ScopeTree.build(module)
+        self.inference = Inference(self.tree)
+
+    @cached_property
+    def registrars(self) -> Registrars:
+        return Registrars(self.tree, self.inference)
+
+    @cached_property
+    def registrations(self) -> list[Registration]:
+        return find_registrations(self.tree, self.registrars)
+
+    @cached_property
+    def targets(self) -> list[Target]:
+        resolver = TargetResolver(self.tree, self.inference)
+        return [target for registration in self.registrations for target in resolver.targets(registration)]
+
+    @cached_property
+    def _capture_finder(self) -> CaptureFinder:
+        return CaptureFinder(self.tree, self.inference)
+
+    def captures(self) -> Iterator[Capture]:
+        """Every capture of every registered body, each body once."""
+        seen: set[tuple[cst.CSTNode, bool]] = set()
+        for target in self.targets:
+            for body in target.bodies:
+                key = (body.node, body.bound_self)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield from self._capture_finder.captures(body)
+
+    def closure_names(self, target: Target) -> list[str]:
+        """Names a registered def or lambda takes from the function that creates it."""
+        names: list[str] = []
+        for body in target.bodies:
+            for name in self._capture_finder.closure_names(body):
+                if name not in names:
+                    names.append(name)
+        return names
+
+    @cached_property
+    def markers(self) -> dict[cst.CSTNode, list[tuple[str, cst.CSTNode]]]:
+        """Definition -> the other Dynamo markers applied to it (decorators and calls)."""
+        found: dict[cst.CSTNode, list[tuple[str, cst.CSTNode]]] = {}
+        for definition, scope in self.tree.definitions:
+            for decorator in definition.decorators:
+                marker = self._marker(decorator.decorator, scope)
+                if marker is not None:
+                    found.setdefault(definition, []).append((marker, decorator))
+        for call, scope in self.tree.calls:
+            marker = self._marker(call.func, scope)
+            argument = registered_argument(call)
+            if marker is None or argument is None:
+                continue
+            for definition in self._definitions_of(argument, scope):
+                found.setdefault(definition, []).append((marker, call))
+        return found
+
+    def _marker(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        for name in self.inference.qualified_names(expr, scope):
+            if name in api.CONFLICTING_MARKERS:
+                return api.CONFLICTING_MARKERS[name]
+        return None
+
+    def _definitions_of(self, expr: cst.BaseExpression, scope: Scope) -> list[cst.CSTNode]:
+        if isinstance(expr, cst.Name):
+            return [
+                b.definition for b in self.tree.bindings(scope, expr.value)
+                if b.kind in (BindingKind.FUNCTION, BindingKind.CLASS) and b.definition is not None
+            ]  # fmt: skip
+        inferred = self.inference.infer(expr, scope)
+        return [inferred.definition] if inferred.kind is Kind.FUNCTION and inferred.definition is not None else []
+
+    @cached_property
+    def compiled(self) -> dict[cst.CSTNode, cst.CSTNode]:
+        """Functions that run under ``torch.compile`` -> the node that compiles them.
+
+        Direct: decorated with or passed to ``torch.compile``, or the ``forward`` of a
+        module class whose instance is compiled. Indirect: functions of this module
+        that those call, a few calls deep.
+        """
+        compiled: dict[cst.CSTNode, cst.CSTNode] = {}
+        for definition, scope in self.tree.definitions:
+            for decorator in definition.decorators:
+                expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+                if self.inference.qualified_names(expr, scope) & api.COMPILE_APIS:
+                    compiled.setdefault(definition, decorator)
+        for call, scope in self.tree.calls:
+            func = call.func.func if isinstance(call.func, cst.Call) else call.func
+            names = self.inference.qualified_names(func, scope)
+            argument = registered_argument(call)
+            if names & api.COMPILE_APIS and argument is not None:
+                for definition in self._compiled_entry(argument, scope):
+                    compiled.setdefault(definition, call)
+            elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
+                for definition in self._compiled_entry(call.func.value, scope):
+                    compiled.setdefault(definition, call)
+        self._add_callees(compiled)
+        return compiled
+
+    def _compiled_entry(self, expr: cst.BaseExpression, scope: Scope) -> list[cst.CSTNode]:
+        inferred = self.inference.infer(expr, scope)
+        if inferred.kind is Kind.FUNCTION and isinstance(inferred.definition, cst.FunctionDef):
+            return [inferred.definition]
+        if inferred.kind is Kind.MODULE and isinstance(inferred.definition, cst.ClassDef):
+            forward = self.inference.class_model(inferred.definition).method("forward")
+            return [forward[0]] if forward is not None else []
+        return []
+
+    def _add_callees(self, compiled: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        frontier = list(compiled)
+        for _ in range(_COMPILED_CALL_DEPTH):
+            reached = []
+            for definition in frontier:
+                body = self.tree.scope_of.get(definition)
+                if body is None:
+                    continue
+                for scope in body.walk():
+                    for call, call_scope in self.tree.calls_in(scope):
+                        callee = self.inference.infer(call.func, call_scope)
+                        if callee.kind is Kind.FUNCTION and isinstance(callee.definition, cst.FunctionDef):
+                            if callee.definition not in compiled:
+                                compiled[callee.definition] = compiled[definition]
+                                reached.append(callee.definition)
+            frontier = reached
+
+    def compiled_region(self, scope: Scope) -> cst.CSTNode | None:
+        """The compiling node if code in ``scope`` runs inside a compiled function."""
+        current: Scope | None = scope
+        while current is not None:
+            if current.node in self.compiled:
+                return self.compiled[current.node]
+            current = current.parent
+        return None

@@ -1,0 +1,174 @@
+"""Where ``allow_in_graph`` is applied, in every spelling.
+
+A *registrar* is anything that registers what it is given: the API itself under any
+import spelling, a module-level alias of it (including a ``try``/``except`` fallback
+such as ``maybe_allow_in_graph``), a local wrapper function whose body forwards its
+parameter to a registrar, and a decorator factory that returns such a wrapper.
+Wrappers are found to a fixed point, so wrappers of wrappers count too.
+
+A *registration* is a decorator or a call that applies a registrar to something.
+Strings and comments are never registrations: only the syntax tree is read.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import libcst as cst
+
+from checker import torch_api as api
+from checker.facts.inference import Inference
+from checker.facts.kinds import Kind
+from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
+
+
+class Form(enum.Enum):
+    DECORATOR = "decorator"
+    CALL = "call"
+
+
+@dataclass(frozen=True, eq=False)
+class Registration:
+    """One application of a registrar.
+
+    ``site`` is the decorator or call node (where registration findings point),
+    ``argument`` the expression registered (the decorated def or class for the
+    decorator form), ``scope`` the scope the registration runs in, and
+    ``result_kept`` whether a call form's result is stored (``self._f = aig(self.m)``).
+    """
+
+    site: cst.CSTNode
+    spelling: str
+    form: Form
+    argument: cst.CSTNode
+    scope: Scope
+    result_kept: bool
+    decorator_index: int = -1
+
+
+class Registrars:
+    """Decides whether an expression is a registrar, following aliases and wrappers."""
+
+    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+        self.tree = tree
+        self.inference = inference
+        #: wrapper def -> index of the parameter it forwards to a registrar
+        self.wrappers: dict[cst.FunctionDef, int] = {}
+        self._find_wrappers()
+
+    def spelling(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
+        """How the registrar is spelled in messages, or None when ``expr`` is not one."""
+        if self.is_api(expr, scope):
+            return _source(expr)
+        wrapper = self.wrapper(expr, scope)
+        if wrapper is not None:
+            return f"{_source(expr)} (forwards to allow_in_graph)"
+        return None
+
+    def is_api(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        return bool(self.inference.qualified_names(expr, scope) & api.REGISTRATION_APIS)
+
+    def wrapper(self, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.FunctionDef, int] | None:
+        """The wrapper def (and forwarded parameter index) that ``expr`` calls, if any."""
+        if isinstance(expr, cst.Call):
+            # A decorator factory: ``@register("name")`` returns a wrapper.
+            made = self.inference.infer(expr, scope)
+            definition = made.definition
+            if made.kind is Kind.FUNCTION and isinstance(definition, cst.FunctionDef) and definition in self.wrappers:
+                return definition, self.wrappers[definition]
+            return None
+        inferred = self.inference.infer(expr, scope)
+        definitions = [inferred.definition] if inferred.known else self._defs(expr, scope)
+        for definition in definitions:
+            if isinstance(definition, cst.FunctionDef) and definition in self.wrappers:
+                return definition, self.wrappers[definition]
+        return None
+
+    def _defs(self, expr: cst.BaseExpression, scope: Scope) -> list[cst.CSTNode | None]:
+        """Every def a name is bound to: ``try: from torch... except: def f(...)`` binds two."""
+        if not isinstance(expr, cst.Name):
+            return []
+        return [b.definition for b in self.tree.bindings(scope, expr.value) if b.kind is BindingKind.FUNCTION]
+
+    def _find_wrappers(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for call, scope in self.tree.calls:
+                function = scope.enclosing_function()
+                if function is None or not isinstance(function.node, cst.FunctionDef):
+                    continue
+                if function.node in self.wrappers or not call.args:
+                    continue
+                if not (self.is_api(call.func, scope) or self.wrapper(call.func, scope) is not None):
+                    continue
+                index = self._forwarded_parameter(call, scope, function)
+                if index is not None:
+                    self.wrappers[function.node] = index
+                    changed = True
+
+    def _forwarded_parameter(self, call: cst.Call, scope: Scope, function: Scope) -> int | None:
+        """The position of ``function``'s parameter passed on as the registered argument."""
+        argument = registered_argument(call)
+        if not isinstance(argument, cst.Name):
+            return None
+        if self.tree.owner(scope, argument.value) is not function:
+            return None
+        assert isinstance(function.node, cst.FunctionDef)
+        for index, param in enumerate(all_params(function.node.params)):
+            if param.name.value == argument.value:
+                return index
+        return None
+
+
+def registered_argument(call: cst.Call, index: int = 0) -> cst.BaseExpression | None:
+    """The argument a registrar call registers: positional ``index``, or ``fn=``."""
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if index < len(positional):
+        return positional[index].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "fn":
+            return arg.value
+    return None
+
+
+def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registration]:
+    """Every registration in the module, in source order of discovery."""
+    found: list[Registration] = []
+    for definition, scope in tree.definitions:
+        for index, decorator in enumerate(definition.decorators):
+            spelling = registrars.spelling(decorator.decorator, scope)
+            if spelling is not None:
+                found.append(Registration(decorator, spelling, Form.DECORATOR, definition, scope, True, index))
+    for call, scope in tree.calls:
+        spelling = registrars.spelling(call.func, scope)
+        if spelling is None:
+            continue
+        wrapper = registrars.wrapper(call.func, scope)
+        argument = registered_argument(call, wrapper[1] if wrapper is not None else 0)
+        if argument is None or _inside_wrapper_forwarding(argument, scope, tree, registrars):
+            continue
+        kept = call not in tree.discarded_calls
+        found.append(Registration(call, spelling, Form.CALL, argument, scope, kept))
+    return found
+
+
+def _inside_wrapper_forwarding(argument: cst.BaseExpression, scope: Scope, tree: ScopeTree, registrars: Registrars) -> bool:
+    """The ``allow_in_graph(fn)`` inside a wrapper registers the wrapper's caller's target, not ``fn``."""
+    if not isinstance(argument, cst.Name):
+        return False
+    owner = tree.owner(scope, argument.value)
+    return owner is not None and isinstance(owner.node, cst.FunctionDef) and owner.node in registrars.wrappers and any(
+        b.kind is BindingKind.PARAMETER for b in owner.bindings.get(argument.value, [])
+    )
+
+
+def _source(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return f"{_source(expr.value)}.{expr.attr.value}"
+    if isinstance(expr, cst.Call):
+        return f"{_source(expr.func)}(...)"
+    return "allow_in_graph"

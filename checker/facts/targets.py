@@ -1,0 +1,288 @@
+"""What each registration registers, and whether torch will honour it.
+
+A registration's argument is resolved to definitions in the module: a def, a lambda,
+a class, a method looked up through ``self``/``obj``/``Class``, the closure a factory
+returns, an instance, a ``functools.partial``, a literal. Lists and tuples register
+each element. Anything defined outside the module stays UNRESOLVED and is not judged.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from checker import torch_api as api
+from checker.facts.classes import ClassModel
+from checker.facts.inference import Inference
+from checker.facts.kinds import Inferred, Kind
+from checker.facts.registrations import Form, Registration
+from checker.facts.scopes import BindingKind, Scope, ScopeKind, ScopeTree
+
+
+class TargetKind(enum.Enum):
+    FUNCTION = "function"
+    STATICMETHOD = "staticmethod"
+    BOUND_METHOD = "bound method"
+    METHOD = "method defined in a class body"
+    CLASSMETHOD = "classmethod"
+    AUTOGRAD_FUNCTION = "autograd.Function subclass"
+    MODULE_CLASS = "nn.Module subclass"
+    CLASS = "class"
+    MODULE_INSTANCE = "nn.Module instance"
+    CALLABLE_INSTANCE = "callable instance"
+    UNHASHABLE_INSTANCE = "unhashable callable instance"
+    PARTIAL = "functools.partial"
+    NOT_CALLABLE = "not callable"
+    UNRESOLVED = "unresolved"
+
+
+@dataclass(frozen=True, eq=False)
+class Body:
+    """A function body the capture rules read. ``bound_self``: its first parameter is not an argument."""
+
+    node: cst.FunctionDef | cst.Lambda
+    scope: Scope
+    bound_self: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Target:
+    """One registered thing. ``node`` is where target-specific findings point."""
+
+    registration: Registration
+    kind: TargetKind
+    node: cst.CSTNode
+    display: str
+    detail: str = ""
+    definition: cst.CSTNode | None = None
+    bodies: tuple[Body, ...] = field(default=())
+
+    @property
+    def created_in_function(self) -> bool:
+        """A def or lambda evaluated inside a function: each call makes a new one."""
+        if self.definition is None or isinstance(self.definition, cst.ClassDef):
+            return False
+        return any(body.scope.parent is not None and body.scope.parent.enclosing_function() is not None
+                   for body in self.bodies if body.node is self.definition)
+
+
+class TargetResolver:
+    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+        self.tree = tree
+        self.inference = inference
+
+    def targets(self, registration: Registration) -> Iterator[Target]:
+        if registration.form is Form.DECORATOR:
+            yield self._decorated(registration)
+        else:
+            yield from self._expression(registration, registration.argument, registration.scope)
+
+    # -- decorator form -------------------------------------------------------
+
+    def _decorated(self, registration: Registration) -> Target:
+        definition = registration.argument
+        if isinstance(definition, cst.ClassDef):
+            return self._class(registration, definition, definition.name)
+        assert isinstance(definition, cst.FunctionDef)
+        body = self.tree.scope_of[definition]
+        name = definition.name.value
+        in_class = body.parent is not None and body.parent.kind is ScopeKind.CLASS
+        if not in_class:
+            return self._function(registration, definition, name)
+        applied_first = definition.decorators[registration.decorator_index + 1:]
+        applied_after = definition.decorators[: registration.decorator_index]
+        below = self._decorator_names(applied_first, registration.scope)
+        above = self._decorator_names(applied_after, registration.scope)
+        display = f"{body.parent.name}.{name}"
+        if below & {"builtins.classmethod", "builtins.property"}:
+            wrapped = "classmethod" if "builtins.classmethod" in below else "property"
+            return Target(registration, TargetKind.NOT_CALLABLE, registration.site, display,
+                          f"a {wrapped} object, which is not callable", definition)
+        if "builtins.staticmethod" in below:
+            return Target(registration, TargetKind.METHOD, registration.site, display,
+                          "a staticmethod object; the class attribute is the plain function", definition)
+        if "builtins.staticmethod" in above:
+            return self._function(registration, definition, display, TargetKind.STATICMETHOD)
+        if "builtins.classmethod" in above:
+            return Target(registration, TargetKind.CLASSMETHOD, registration.site, display, "", definition)
+        if "builtins.property" in above:
+            return self._function(registration, definition, display, bound_self=False)
+        return Target(registration, TargetKind.METHOD, registration.site, display, "", definition)
+
+    def _decorator_names(self, decorators: list[cst.Decorator] | tuple[cst.Decorator, ...], scope: Scope) -> set[str]:
+        names: set[str] = set()
+        for decorator in decorators:
+            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            names |= self.inference.qualified_names(expr, scope)
+        return names
+
+    # -- call form ------------------------------------------------------------
+
+    def _expression(self, registration: Registration, expr: cst.CSTNode, scope: Scope) -> Iterator[Target]:
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            for element in expr.elements:
+                yield from self._expression(registration, element.value, scope)
+            return
+        if not isinstance(expr, cst.BaseExpression):
+            return
+        if isinstance(expr, cst.Lambda):
+            yield self._function(registration, expr, "<lambda>", node=expr)
+            return
+        if isinstance(expr, cst.Attribute):
+            yield self._attribute(registration, expr, scope)
+            return
+        if isinstance(expr, cst.Name):
+            yield from self._name(registration, expr, scope)
+            return
+        if isinstance(expr, cst.Call) and expr.args and self._is_marker(expr.func, scope):
+            # allow_in_graph(nonstrict_trace(f)): judge f; AIG406 reports the pair.
+            yield from self._expression(registration, expr.args[0].value, scope)
+            return
+        yield self._value(registration, expr, self.inference.infer(expr, scope), _describe(expr))
+
+    def _is_marker(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        return bool(self.inference.qualified_names(expr, scope) & api.CONFLICTING_MARKERS.keys())
+
+    def _name(self, registration: Registration, expr: cst.Name, scope: Scope) -> Iterator[Target]:
+        owner = self.tree.owner(scope, expr.value)
+        if owner is None:
+            yield self._value(registration, expr, self.inference.infer(expr, scope), expr.value)
+            return
+        bindings = [
+            b for b in owner.bindings.get(expr.value, [])
+            if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED) and not _contains(b.value, registration.site)
+        ]  # fmt: skip
+        seen: set[int] = set()
+        for binding in bindings:
+            inferred = self.inference.binding_kind(binding)
+            if binding.kind is BindingKind.PARAMETER or id(inferred.definition or binding) in seen:
+                continue
+            seen.add(id(inferred.definition or binding))
+            yield self._value(registration, expr, inferred, expr.value)
+
+    def _attribute(self, registration: Registration, expr: cst.Attribute, scope: Scope) -> Target:
+        owner = self.inference.infer(expr.value, scope)
+        attr = expr.attr.value
+        display = _describe(expr)
+        if isinstance(owner.definition, cst.ClassDef) and owner.kind in (Kind.OBJECT, Kind.MODULE, Kind.CLASS):
+            model = self.inference.class_model(owner.definition)
+            found = model.method(attr)
+            if found is not None:
+                return self._method(registration, expr, owner, found, display)
+        return self._value(registration, expr, self.inference.infer(expr, scope), display)
+
+    def _method(
+        self,
+        registration: Registration,
+        expr: cst.Attribute,
+        owner: Inferred,
+        found: tuple[cst.FunctionDef, ClassModel],
+        display: str,
+    ) -> Target:
+        definition, model = found
+        decorators = self._decorator_names(definition.decorators, model.body)
+        if "builtins.staticmethod" in decorators:
+            return self._function(registration, definition, display, TargetKind.STATICMETHOD, node=expr)
+        if "builtins.classmethod" in decorators:
+            return Target(registration, TargetKind.CLASSMETHOD, expr, display, "", definition)
+        if owner.kind is Kind.CLASS:
+            return Target(registration, TargetKind.METHOD, expr, display, "", definition)
+        if not registration.result_kept:
+            return Target(registration, TargetKind.BOUND_METHOD, expr, display, "discarded", definition)
+        return self._function(registration, definition, display, TargetKind.BOUND_METHOD, node=expr, bound_self=True)
+
+    def _value(self, registration: Registration, expr: cst.BaseExpression, inferred: Inferred, display: str) -> Target:
+        """Classify a registered value from what inference knows about it."""
+        definition = inferred.definition
+        kind = inferred.kind
+        if kind is Kind.FUNCTION and isinstance(definition, (cst.FunctionDef, cst.Lambda)):
+            body = self.tree.scope_of.get(definition)
+            if body is not None and body.parent is not None and body.parent.kind is ScopeKind.CLASS:
+                return self._method_by_name(registration, expr, definition, display)
+            return self._function(registration, definition, display, node=expr)
+        if kind is Kind.CLASS and isinstance(definition, cst.ClassDef):
+            return self._class(registration, definition, expr)
+        if kind in (Kind.OBJECT, Kind.MODULE) and isinstance(definition, cst.ClassDef):
+            return self._instance(registration, expr, self.inference.class_model(definition), display)
+        if kind is Kind.MODULE:
+            return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, inferred.why)
+        if kind is Kind.PARTIAL:
+            return Target(registration, TargetKind.PARTIAL, expr, display, inferred.why)
+        if kind in (Kind.IMMUTABLE, Kind.NONE, Kind.MUTABLE, Kind.TENSOR, Kind.TENSOR_CONTAINER, Kind.NDARRAY):
+            return Target(registration, TargetKind.NOT_CALLABLE, expr, display, f"{kind.value} ({inferred.why})")
+        return Target(registration, TargetKind.UNRESOLVED, expr, display)
+
+    def _method_by_name(self, registration: Registration, expr: cst.BaseExpression,
+                        definition: cst.FunctionDef | cst.Lambda, display: str) -> Target:
+        """``meth`` named inside its own class body, e.g. ``meth = allow_in_graph(meth)``."""
+        assert isinstance(definition, cst.FunctionDef)
+        decorators = self._decorator_names(definition.decorators, registration.scope)
+        if "builtins.staticmethod" in decorators:
+            return self._function(registration, definition, display, TargetKind.STATICMETHOD, node=expr)
+        if "builtins.classmethod" in decorators:
+            return Target(registration, TargetKind.CLASSMETHOD, expr, display, "", definition)
+        return Target(registration, TargetKind.METHOD, expr, display, "", definition)
+
+    def _instance(self, registration: Registration, expr: cst.BaseExpression, model: ClassModel, display: str) -> Target:
+        if model.is_module:
+            return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, f"an instance of {model.name}")
+        if not model.defines_call:
+            return Target(registration, TargetKind.NOT_CALLABLE, expr, display,
+                          f"an instance of {model.name}, which defines no __call__")
+        if not model.hashable:
+            return Target(registration, TargetKind.UNHASHABLE_INSTANCE, expr, display, f"an instance of {model.name}")
+        # Dynamo fails on the call itself (evidence section 5), so the body is not judged.
+        return Target(registration, TargetKind.CALLABLE_INSTANCE, expr, display, f"an instance of {model.name}",
+                      model.node)
+
+    def _class(self, registration: Registration, definition: cst.ClassDef, node: cst.CSTNode) -> Target:
+        model = self.inference.class_model(definition)
+        point = registration.site if registration.form is Form.DECORATOR else node
+        if model.is_autograd_function:
+            bodies = tuple(
+                Body(method, self.tree.scope_of[method])
+                for name in ("forward", "backward", "setup_context")
+                if (found := model.method(name)) is not None
+                for method in (found[0],)
+            )
+            return Target(registration, TargetKind.AUTOGRAD_FUNCTION, point, model.name, "", definition, bodies)
+        if model.is_module:
+            return Target(registration, TargetKind.MODULE_CLASS, point, model.name, "", definition)
+        return Target(registration, TargetKind.CLASS, point, model.name, "", definition)
+
+    def _function(
+        self,
+        registration: Registration,
+        definition: cst.FunctionDef | cst.Lambda,
+        display: str,
+        kind: TargetKind = TargetKind.FUNCTION,
+        node: cst.CSTNode | None = None,
+        bound_self: bool = False,
+    ) -> Target:
+        body = Body(definition, self.tree.scope_of[definition], bound_self)
+        point = node if node is not None and registration.form is Form.CALL else registration.site
+        return Target(registration, kind, point, display, "", definition, (body,))
+
+
+def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """Whether ``node`` occurs inside ``expr`` (``g = allow_in_graph(g)`` does not bind the target)."""
+    if expr is None:
+        return False
+    if expr is node:
+        return True
+    return any(_contains(child, node) for child in expr.children)
+
+
+def _describe(expr: cst.CSTNode) -> str:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return f"{_describe(expr.value)}.{expr.attr.value}"
+    if isinstance(expr, cst.Call):
+        return f"{_describe(expr.func)}(...)"
+    if isinstance(expr, cst.Lambda):
+        return "<lambda>"
+    return cst.Module([]).code_for_node(expr)[:40]

@@ -1,0 +1,51 @@
+"""The rule registry: the single table of every code aigcheck knows.
+
+Codes are stable and never reused. ``ALL_RULES`` holds the implemented rules;
+``PLANNED`` names codes that DESIGN.md reserves but that are not implemented yet, so
+that configuration and ``# noqa`` comments naming them are accepted today.
+"""
+
+from __future__ import annotations
+
+from checker.rules.aig301_captured_tensor import CapturedTensor
+from checker.rules.aig302_captured_mutable_state import CapturedMutableState
+from checker.rules.aig303_laundered_capture import LaunderedCapture
+from checker.rules.aig401_recreated_closure import RecreatedClosure
+from checker.rules.aig402_ineffective_registration import IneffectiveRegistration
+from checker.rules.aig403_callable_instance import CallableInstance
+from checker.rules.aig404_registration_in_compiled_region import RegistrationInCompiledRegion
+from checker.rules.aig405_not_callable import NotCallable
+from checker.rules.aig406_conflicting_markers import ConflictingMarkers
+from checker.rules.aig900_parse_error import ParseError
+from checker.rules.base import Report, Rule, report
+
+ALL_RULES: tuple[type[Rule], ...] = (
+    CapturedTensor,
+    CapturedMutableState,
+    LaunderedCapture,
+    RecreatedClosure,
+    IneffectiveRegistration,
+    CallableInstance,
+    RegistrationInCompiledRegion,
+    NotCallable,
+    ConflictingMarkers,
+    ParseError,
+)
+
+PLANNED: dict[str, str] = {
+    "AIG101": "unproxyable-parameter",
+    "AIG102": "hard-error-parameter",
+    "AIG103": "autograd-ctx-parameter",
+    "AIG104": "unproxyable-call-argument",
+    "AIG105": "undocumented-parameter-type",
+    "AIG201": "unproxyable-return",
+    "AIG202": "baked-scalar-return",
+    "AIG407": "private-api",
+    "AIG501": "trace-time-side-effect",
+    "AIG502": "data-dependent-python",
+    "AIG503": "needs-custom-op",
+}
+
+RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+
+__all__ = ["ALL_RULES", "PLANNED", "RULES_BY_CODE", "Report", "Rule", "report"]

@@ -1,0 +1,155 @@
+"""AIG301 captured-tensor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.kinds import Kind
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+_WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
+
+
+class CapturedTensor(Rule):
+    """A registered function uses a tensor (or module) that is not one of its arguments.
+
+    ## What it does
+    Reports each read, inside a function registered with `allow_in_graph`, of a tensor,
+    `nn.Parameter`, buffer, `nn.Module` or container of tensors that comes from outside
+    the function: a module global, a closure variable, a default argument, or an
+    attribute of `self` in a registered bound method. Tensor-ness is inferred from
+    assignments (`torch.ones(...)`, `nn.Parameter(...)`, `nn.Linear(...)`, tensor
+    arithmetic, `torch.Tensor` annotations); a name whose kind cannot be inferred is
+    not reported.
+
+    ## Why is this bad?
+    The contract says every tensor the function uses must come in as an argument.
+    Dynamo runs the function once on FakeTensors while compiling, and a real captured
+    tensor meeting a FakeTensor in an op fails the first compiled call on every backend
+    with `TorchRuntimeError ... Please convert all Tensors to FakeTensors first`, an
+    error that names no variable (evidence: `shared/evidence/dynamo/FINDINGS.md`
+    section 1a; `exp_captured_tensors.py`, `exp_captured_evasions.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    scale = torch.ones(4)
+
+    @torch.compiler.allow_in_graph
+    def rescale(x):
+        return x * scale  # AIG301
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    scale = torch.ones(4)
+
+    @torch.compiler.allow_in_graph
+    def rescale(x, scale):
+        return x * scale
+    ```
+    """
+
+    code = "AIG301"
+    name = "captured-tensor"
+    severity = Severity.ERROR
+    summary = "A registered function reads a tensor, parameter, buffer or module that is not an argument."
+
+    invalid = (
+        """
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.register_buffer("gain", torch.ones(4))
+                self._fn = torch.compiler.allow_in_graph(self.apply_gain)
+
+            def apply_gain(self, x):
+                return self.proj(x) * self.gain  # AIG301 AIG301
+
+        def make_weighted():
+            weights = {"a": torch.ones(4)}
+
+            @torch.compiler.allow_in_graph  # AIG401
+            def weighted(x):
+                return x * weights["a"]  # AIG301
+            return weighted
+
+        W = torch.randn(4)
+
+        @torch.compiler.allow_in_graph
+        def with_default(x, w=W * 2):  # AIG301
+            return x * w
+        """,
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def uses_later_global(x):
+            return x + bias  # AIG301
+
+        bias: torch.Tensor = load_bias()
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        W = load_weights()  # kind unknown: not reported
+
+        @torch.compiler.allow_in_graph
+        def local_tensors(x):
+            W = torch.ones(4)
+            scales = [x * w for w in (1.0, 2.0)]
+            return x * W + sum(scales)
+
+        @torch.compiler.allow_in_graph
+        def shadowed(x, W):
+            return x * W
+        """,
+        """
+        import torch
+
+        class Config:
+            W = torch.ones(4)
+
+            @staticmethod
+            @torch.compiler.allow_in_graph
+            def method(x):
+                return x * 2  # class bodies do not enclose methods: no capture
+
+        @torch.compiler.allow_in_graph
+        def comprehension_scope(xs):
+            return [w * 2 for w in xs]
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for capture in facts.captures():
+            kind = capture.inferred.kind
+            if not kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundering):
+                continue
+            what = _WHAT[kind]
+            if capture.origin == "a default argument":
+                yield report(
+                    capture.node,
+                    f"{capture.function}: the {capture.name} is a {what} evaluated once, when the def runs, "
+                    f"so the function uses a tensor that is not passed in; pass it explicitly at every call",
+                )
+                continue
+            where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
+            yield report(
+                capture.node,
+                f"{capture.function}: reads {what} '{capture.name}' from {capture.origin}",
+                *where,
+                f"; allow_in_graph requires every tensor to be an argument, and compiling fails with "
+                f"'Please convert all Tensors to FakeTensors first'; pass '{capture.name}' as an argument",
+            )

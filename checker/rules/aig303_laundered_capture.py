@@ -1,0 +1,100 @@
+"""AIG303 laundered-capture."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.kinds import Kind
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+#: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
+_LOUD = {".item()", ".numpy()", "float(...)", "int(...)", "bool(...)", "complex(...)"}
+
+
+class LaunderedCapture(Rule):
+    """A registered function turns a captured tensor into Python data.
+
+    ## What it does
+    Reports `.tolist()`, `.numpy()`, `.item()`, `float(...)`/`int(...)`, `.shape`,
+    `.size()` and other metadata reads (`.dtype`, `.device`, `.ndim`) of a tensor that
+    the registered function captures instead of taking as an argument.
+
+    ## Why is this bad?
+    Going through Python data hides the capture from Dynamo's fake-tensor check.
+    `torch.tensor(W.tolist())` and `x.reshape(W.shape)` compile, and under `aot_eager`
+    and `inductor` the data or shape read at compile time is baked into the graph:
+    later in-place updates or rebinding of `W` are silently ignored (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` section 1b; `exp_captured_evasions.py`).
+    `.item()`, `float(W)` and `.numpy()` on a captured tensor fail the first compiled
+    call instead (section 1a, "indirect use").
+
+    ## Example
+    ```python
+    import torch
+
+    W = torch.arange(4.0)
+
+    @torch.compiler.allow_in_graph
+    def weighted(x):
+        return x * torch.tensor(W.tolist())  # AIG303
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    W = torch.arange(4.0)
+
+    @torch.compiler.allow_in_graph
+    def weighted(x, w):
+        return x * w
+    ```
+    """
+
+    code = "AIG303"
+    name = "laundered-capture"
+    severity = Severity.ERROR
+    summary = "A registered function converts a captured tensor to Python data (.tolist(), .item(), .shape, ...)."
+
+    invalid = (
+        """
+        import torch
+
+        W2 = torch.ones(2, 2)
+        gain = torch.tensor(2.0)
+
+        @torch.compiler.allow_in_graph
+        def reshaped(x):
+            rows = W2.size(0)  # AIG303
+            return x.reshape(W2.shape) * float(gain) + rows  # AIG303 AIG303
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def from_inputs(x, w):
+            return x.reshape(w.shape) * w.sum().item()
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for capture in facts.captures():
+            if capture.inferred.kind is not Kind.TENSOR or not capture.laundering:
+                continue
+            effect = (
+                "compiling fails with 'Please convert all Tensors to FakeTensors first'"
+                if capture.laundering in _LOUD
+                else "aot_eager and inductor bake the compile-time value into the graph and silently ignore later changes"
+            )
+            where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
+            yield report(
+                capture.node,
+                f"{capture.function}: uses {capture.laundering} of captured tensor '{capture.name}' "
+                f"from {capture.origin}",
+                *where,
+                f"; {effect}; pass '{capture.name}' (or the value) as an argument",
+            )

@@ -1,0 +1,116 @@
+"""AIG401 recreated-closure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+
+class RecreatedClosure(Rule):
+    """The registered callable is a closure that a function creates anew on each call.
+
+    ## What it does
+    Reports a registration whose target is a nested `def` or a `lambda` created inside
+    a function (a factory, `__init__`, `forward`) that reads variables of the function
+    that creates it, directly or through default values. A nested function that closes
+    over nothing behaves the same however often it is re-created and is not reported.
+
+    ## Why is this bad?
+    Dynamo guards the call on the function's `__code__`, not on the function object.
+    Every closure made by the same factory shares one `__code__`, so once one closure is
+    compiled into a graph, calls through another closure from the same factory reuse the
+    first one's captured values: wrong results on every backend, `eager` included, with
+    no error (evidence: `shared/evidence/dynamo/FINDINGS.md` section 1c;
+    `exp_recreated_closure.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    def make_scale(k):
+        @torch.compiler.allow_in_graph  # AIG401
+        def scale(x):
+            return x * k
+        return scale
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def scale(x, k: float):
+        return x * k
+
+    def make_scale(k):
+        return lambda x: scale(x, k)
+    ```
+    """
+
+    code = "AIG401"
+    name = "recreated-closure"
+    severity = Severity.ERROR
+    summary = "The registered callable is a closure re-created by a function (factory, __init__, forward)."
+
+    invalid = (
+        """
+        import torch
+        from torch import nn
+
+        class Gate(nn.Module):
+            def __init__(self, k):
+                super().__init__()
+                self.k = k
+                self.fn = torch.compiler.allow_in_graph(lambda x: x * self.k)  # AIG401 AIG302
+
+        def make(k):
+            def inner(x, k=k):
+                return x * k
+            return inner
+
+        shifted = torch.compiler.allow_in_graph(make(3.0))  # AIG401
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        def setup():
+            @torch.compiler.allow_in_graph
+            def pure(x):
+                return x * 2 + 1
+            return pure
+
+        def register_all():
+            torch.compiler.allow_in_graph(module_level)
+
+        def module_level(x):
+            return x + 1
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for target in facts.targets:
+            if not target.created_in_function:
+                continue
+            names = facts.closure_names(target)
+            if not names:
+                continue
+            creator = target.bodies[0].scope.parent.enclosing_function()  # type: ignore[union-attr]
+            definition = target.definition
+            what = "lambda" if isinstance(definition, cst.Lambda) else f"nested def '{definition.name.value}'"  # type: ignore[union-attr]
+            if isinstance(target.node, cst.Call):
+                what += f" returned by {target.display}"
+            listed = ", ".join(f"'{name}'" for name in names)
+            pass_as = "as an argument" if len(names) == 1 else "as arguments"
+            yield report(
+                target.node,
+                f"{what} is created anew by every call of {creator.name}() and closes over {listed}; "  # type: ignore[union-attr]
+                "Dynamo guards on __code__, so another closure from the same code silently reuses "
+                f"the values of the first one compiled; define it at module level and pass {listed} {pass_as}",
+            )

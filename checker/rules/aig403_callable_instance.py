@@ -1,0 +1,89 @@
+"""AIG403 callable-instance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.module import ModuleFacts
+from checker.facts.targets import TargetKind
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+
+class CallableInstance(Rule):
+    """The registered object is an instance of a class with `__call__`.
+
+    ## What it does
+    Reports a registration of an object whose class (defined in the checked module)
+    defines `__call__` and is hashable. Unhashable callable instances are ignored by
+    Dynamo instead and are reported by AIG402.
+
+    ## Why is this bad?
+    Dynamo accepts the registration, then fails at the first compiled call with
+    `InternalTorchDynamoError: AttributeError: '...' object has no attribute
+    '__name__'`, an internal error that does not point at the registration (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` section 5; `exp_what_is_accepted.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        def __call__(self, x):
+            return x * self.k
+
+    scale = torch.compiler.allow_in_graph(Scale(2.0))  # AIG403
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def scale(x, k: float):
+        return x * k
+    ```
+    """
+
+    code = "AIG403"
+    name = "callable-instance"
+    severity = Severity.ERROR
+    summary = "The registered object is an instance of a class with __call__."
+
+    invalid = (
+        """
+        import torch
+
+        class Op:
+            def __call__(self, x):
+                return x + 1
+
+        op = Op()
+        torch._dynamo.allow_in_graph([op])  # AIG403
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        class Op:
+            @staticmethod
+            def apply(x):
+                return x + 1
+
+        torch.compiler.allow_in_graph(Op.apply)
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for target in facts.targets:
+            if target.kind is TargetKind.CALLABLE_INSTANCE:
+                yield report(
+                    target.node,
+                    f"{target.registration.spelling}: registers {target.display}, {target.detail} with __call__; "
+                    "the first compiled call fails with InternalTorchDynamoError (no attribute '__name__'); "
+                    "register a plain function and pass the instance's state as arguments",
+                )

@@ -1,0 +1,86 @@
+"""AIG405 not-callable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.module import ModuleFacts
+from checker.facts.targets import TargetKind
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+
+class NotCallable(Rule):
+    """The registered value is not callable.
+
+    ## What it does
+    Reports a registration of a literal (a number, string, `None`, a dict), a tensor, a
+    container, an instance of a class without `__call__`, or a `classmethod`/`property`
+    object (when `allow_in_graph` sits below `@classmethod` or `@property` in a
+    decorator stack, it receives the descriptor object, which is not callable).
+    Elements of a registered list or tuple are judged one by one.
+
+    ## Why is this bad?
+    `allow_in_graph` raises `AssertionError: allow_in_graph expects a callable` when the
+    module is imported (evidence: `shared/evidence/dynamo/FINDINGS.md` section 0 and
+    section 5; `exp_what_is_accepted.py`; decorator stacks in
+    `evidence/dynamo/FINDINGS.md`).
+
+    ## Example
+    ```python
+    import torch
+
+    def fused(x):
+        return x * 2
+
+    torch.compiler.allow_in_graph([fused, "fused_v2"])  # AIG405
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def fused(x):
+        return x * 2
+
+    torch.compiler.allow_in_graph([fused])
+    ```
+    """
+
+    code = "AIG405"
+    name = "not-callable"
+    severity = Severity.ERROR
+    summary = "The registered value is a literal or otherwise not callable."
+
+    invalid = (
+        """
+        import torch
+
+        SCALE = 2.0
+        torch.compiler.allow_in_graph(SCALE)  # AIG405
+        torch.compiler.allow_in_graph(None)  # AIG405
+
+        class Ops:
+            @torch.compiler.allow_in_graph  # AIG405
+            @property
+            def value(self):
+                return 1
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        torch.compiler.allow_in_graph(lambda x: x + 1)
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for target in facts.targets:
+            if target.kind is TargetKind.NOT_CALLABLE:
+                yield report(
+                    target.node,
+                    f"{target.registration.spelling}: registers {target.display}, {target.detail}; "
+                    "allow_in_graph raises 'AssertionError: allow_in_graph expects a callable' at import; "
+                    "register the function itself",
+                )

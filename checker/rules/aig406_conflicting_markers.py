@@ -1,0 +1,98 @@
+"""AIG406 conflicting-markers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+
+class ConflictingMarkers(Rule):
+    """The registered function is also marked with another Dynamo marker.
+
+    ## What it does
+    Reports a registration of a function (or class) that is also marked
+    `nonstrict_trace`, `leaf_function`, `disallow_in_graph` or
+    `torch.compiler.disable` (`torch._dynamo.disable`), by decorator or by call,
+    anywhere in the module.
+
+    ## Why is this bad?
+    Each marker asks Dynamo for a different treatment: put the call in the graph
+    unopened (`allow_in_graph`), trace it non-strictly (`nonstrict_trace`), run the
+    real function eagerly (`leaf_function`), forbid it in graphs (`disallow_in_graph`),
+    or skip compiling it (`disable`). Which one wins depends on the order of
+    application and on torch internals, so the code does not say what it does
+    (evidence: `evidence/dynamo/FINDINGS.md`, conflicting markers;
+    `shared/evidence/dynamo/FINDINGS.md` section 9 for how the markers differ).
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph  # AIG406
+    @torch.compiler.disable
+    def fused(x):
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def fused(x):
+        return x * 2
+    ```
+    """
+
+    code = "AIG406"
+    name = "conflicting-markers"
+    severity = Severity.ERROR
+    summary = "The registered function is also marked nonstrict_trace, leaf_function, disallow_in_graph or disable."
+
+    invalid = (
+        """
+        import torch
+        from torch._dynamo import nonstrict_trace
+
+        def fused(x):
+            return x * 2
+
+        torch.compiler.allow_in_graph(fused)  # AIG406
+        torch._dynamo.disallow_in_graph(fused)
+
+        @nonstrict_trace
+        def traced(x):
+            return x + 1
+
+        torch._dynamo.allow_in_graph(traced)  # AIG406
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def fused(x):
+            return x * 2
+
+        @torch.compiler.disable
+        def logged(x):
+            print(x)
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for target in facts.targets:
+            if target.definition is None:
+                continue
+            for marker, node in facts.markers.get(target.definition, []):
+                yield report(
+                    target.registration.site,
+                    f"{target.registration.spelling}: {target.display} is also marked {marker} (line ",
+                    node,
+                    "); the markers ask Dynamo for different treatments and which one wins depends on their order "
+                    "and torch internals; keep only the one you mean",
+                )

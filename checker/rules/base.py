@@ -1,0 +1,94 @@
+"""The rule interface: one class per code, documented by its docstring.
+
+A rule's docstring is its documentation (``--explain``, the README table). Its
+``## Example`` and ``## Use instead`` code blocks are run by the test suite, as are
+the extra ``invalid`` and ``valid`` examples: an invalid example marks each line
+where a finding is expected with a trailing ``# AIGnnn`` comment.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+from checker.findings import Severity
+
+if TYPE_CHECKING:
+    from checker.facts.module import ModuleFacts
+
+
+@dataclass(frozen=True)
+class Report:
+    """A rule's raw finding: the node it points at and a self-contained message.
+
+    The message is a sequence of parts; a node part is rendered as its line number,
+    so rules can cite "(line 3)" without computing positions themselves.
+    """
+
+    node: cst.CSTNode
+    parts: tuple[str | cst.CSTNode, ...]
+
+    @property
+    def cited(self) -> list[cst.CSTNode]:
+        return [part for part in self.parts if isinstance(part, cst.CSTNode)]
+
+    def render(self, line_of: Callable[[cst.CSTNode], int]) -> str:
+        return "".join(part if isinstance(part, str) else str(line_of(part)) for part in self.parts)
+
+
+def report(node: cst.CSTNode, *parts: str | cst.CSTNode) -> Report:
+    """``report(node, "reads 'W' (line ", binding, ")")``."""
+    return Report(node, parts)
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and ``check``."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]
+    #: Extra examples beyond the docstring's, run as tests.
+    invalid: ClassVar[tuple[str, ...]] = ()
+    valid: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        raise NotImplementedError
+
+    @classmethod
+    def documentation(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def doc_examples(cls) -> tuple[list[str], list[str]]:
+        """The (invalid, valid) code blocks of the ``Example``/``Use instead`` sections."""
+        sections = _sections(cls.documentation())
+        return (
+            _code_blocks(sections.get("Example", "")),
+            _code_blocks(sections.get("Use instead", "")),
+        )
+
+    @classmethod
+    def all_examples(cls) -> tuple[list[str], list[str]]:
+        invalid, valid = cls.doc_examples()
+        return invalid + [inspect.cleandoc(s) for s in cls.invalid], valid + [
+            inspect.cleandoc(s) for s in cls.valid
+        ]
+
+
+_SECTION = re.compile(r"^## (.+)$", re.MULTILINE)
+_CODE_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+def _sections(doc: str) -> dict[str, str]:
+    parts = _SECTION.split(doc)
+    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2])}
+
+
+def _code_blocks(text: str) -> list[str]:
+    return [block for block in _CODE_BLOCK.findall(text)]

@@ -1,0 +1,174 @@
+"""What the checker knows about torch's (and numpy's) API, as data.
+
+The checker never imports torch; it recognises well-known names by their qualified
+spelling. Lists are deliberately explicit: a name that is not listed has an unknown
+kind, and unknown kinds are never reported as tensors (precision over recall).
+"""
+
+from __future__ import annotations
+
+#: Every spelling of the registration API (torch/_dynamo/decorators.py re-exports).
+REGISTRATION_APIS = frozenset(
+    {
+        "torch.compiler.allow_in_graph",
+        "torch._dynamo.allow_in_graph",
+        "torch._dynamo.decorators.allow_in_graph",
+    }
+)
+
+#: Other markers that decide how Dynamo treats a function (AIG406), by qualified name.
+CONFLICTING_MARKERS = {
+    "torch._dynamo.nonstrict_trace": "nonstrict_trace",
+    "torch._dynamo.decorators.nonstrict_trace": "nonstrict_trace",
+    "torch._dynamo.decorators.leaf_function": "leaf_function",
+    "torch._dynamo.leaf_function": "leaf_function",
+    "torch._dynamo.disallow_in_graph": "disallow_in_graph",
+    "torch._dynamo.decorators.disallow_in_graph": "disallow_in_graph",
+    "torch.compiler.disable": "torch.compiler.disable",
+    "torch._dynamo.disable": "torch.compiler.disable",
+    "torch._dynamo.decorators.disable": "torch.compiler.disable",
+    "torch._disable_dynamo": "torch.compiler.disable",
+}
+
+#: Calls that compile the function (or module) they are given or decorate.
+COMPILE_APIS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
+
+#: Base classes, by qualified name.
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+AUTOGRAD_FUNCTION_BASES = frozenset(
+    {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
+)
+
+#: ``torch.*`` functions that return a new tensor.
+TENSOR_FACTORIES = frozenset(
+    """
+    tensor as_tensor asarray from_numpy frombuffer from_file ones zeros empty full rand randn
+    randint randperm arange range linspace logspace eye ones_like zeros_like empty_like full_like
+    rand_like randn_like randint_like empty_strided complex polar normal bernoulli multinomial
+    poisson stack cat concat concatenate hstack vstack dstack column_stack where
+    tril triu diag diagflat outer einsum matmul mm bmm addmm sin cos exp log sqrt abs sigmoid
+    tanh relu softmax log_softmax clamp clip sum mean std var prod cumsum max min amax amin
+    argmax argmin norm flatten reshape squeeze unsqueeze transpose permute broadcast_to
+    clone detach load
+    """.split()
+)
+
+#: Tensor methods (and properties) that do NOT return a tensor.
+TENSOR_NON_TENSOR_METHODS = {
+    "tolist": "list",
+    "item": "scalar",
+    "numpy": "ndarray",
+    "size": "shape",
+    "dim": "scalar",
+    "ndimension": "scalar",
+    "numel": "scalar",
+    "nelement": "scalar",
+    "stride": "shape",
+    "storage_offset": "scalar",
+    "data_ptr": "scalar",
+    "element_size": "scalar",
+    "is_contiguous": "scalar",
+    "is_floating_point": "scalar",
+    "is_complex": "scalar",
+    "get_device": "scalar",
+    "untyped_storage": "other",
+    "storage": "other",
+    "register_hook": "other",
+    "backward": "other",
+    "equal": "scalar",
+    "allclose": "scalar",
+    "__len__": "scalar",
+}
+
+#: Tensor attributes that are tensors; every other attribute is metadata.
+TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+
+#: Tensor attributes that are immutable metadata.
+TENSOR_METADATA = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "layout", "names"})
+
+#: Tensor reads that turn tensor data or metadata into Python values (AIG303).
+LAUNDERING_METHODS = frozenset({"tolist", "numpy", "item", "size"})
+LAUNDERING_ATTRIBUTES = frozenset({"shape"})
+LAUNDERING_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "builtins.complex"})
+
+#: ``torch.nn`` names that construct containers of parameters rather than modules.
+PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
+PARAMETER_CONSTRUCTORS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
+)
+#: Annotations that declare a tensor.
+TENSOR_ANNOTATIONS = frozenset(
+    {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.FloatTensor", "torch.LongTensor"}
+)
+
+#: Immutable values under ``torch`` (dtypes and constants).
+TORCH_DTYPES = frozenset(
+    """
+    float32 float float64 double float16 half bfloat16 complex64 cfloat complex128 cdouble
+    uint8 int8 int16 short int32 int int64 long bool float8_e4m3fn float8_e5m2 uint16 uint32
+    uint64 complex32 chalf
+    """.split()
+)
+TORCH_CONSTANTS = frozenset({"pi", "e", "inf", "nan"})
+#: ``torch.*`` calls that return immutable values.
+TORCH_IMMUTABLE_CALLS = frozenset(
+    {"device", "Size", "finfo", "iinfo", "get_default_dtype", "get_default_device", "dtype"}
+)
+
+#: numpy functions that return a new ndarray.
+NUMPY_FACTORIES = frozenset(
+    """
+    array asarray ascontiguousarray zeros ones empty full arange linspace logspace eye identity
+    zeros_like ones_like empty_like full_like load loadtxt frombuffer fromfile concatenate stack
+    """.split()
+)
+
+#: Builtins (and stdlib callables) whose result is an immutable value.
+IMMUTABLE_CALLS = frozenset(
+    {
+        "builtins.int", "builtins.float", "builtins.complex", "builtins.str", "builtins.bool",
+        "builtins.bytes", "builtins.len", "builtins.round", "builtins.abs", "builtins.repr",
+        "builtins.ord", "builtins.chr", "builtins.hash", "builtins.frozenset", "os.getenv",
+        "os.environ.get", "builtins.range", "builtins.slice",
+    }
+)  # fmt: skip
+#: Calls whose result is a mutable container.
+MUTABLE_CALLS = frozenset(
+    {
+        "builtins.dict", "builtins.list", "builtins.set", "builtins.bytearray",
+        "collections.defaultdict", "collections.OrderedDict", "collections.deque",
+        "collections.Counter", "collections.ChainMap", "types.SimpleNamespace",
+    }
+)  # fmt: skip
+PARTIAL_CALLS = frozenset({"functools.partial", "functools.partialmethod"})
+
+#: Module objects whose attributes are constants (``math.pi``).
+CONSTANT_MODULES = frozenset({"math", "cmath", "string", "sys.float_info"})
+
+
+def is_torch_tensor_call(qualified: str) -> bool:
+    """A ``torch.*`` or ``torch.nn.functional.*`` call known to return a tensor."""
+    if qualified in PARAMETER_CONSTRUCTORS:
+        return True
+    for prefix in ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch.fft."):
+        if qualified.startswith(prefix):
+            return True
+    head, _, last = qualified.rpartition(".")
+    return head == "torch" and last in TENSOR_FACTORIES
+
+
+def is_torch_module_class(qualified: str) -> bool:
+    """``torch.nn.Linear`` and friends: capitalised names directly under ``torch.nn``."""
+    head, _, last = qualified.rpartition(".")
+    return (
+        head in ("torch.nn", "torch.nn.modules")
+        and last[:1].isupper()
+        and qualified not in PARAMETER_CONTAINERS
+        and qualified not in PARAMETER_CONSTRUCTORS
+        and last not in ("Module",)
+    ) or qualified in MODULE_BASES
+
+
+def is_numpy_array_call(qualified: str) -> bool:
+    head, _, last = qualified.rpartition(".")
+    return (head == "numpy" and last in NUMPY_FACTORIES) or head == "numpy.random"
