@@ -71,6 +71,8 @@ class CaptureFinder:
             owner = self.tree.owner(scope, read.name)
             if owner is None or body.scope.encloses(owner) or owner.kind in (ScopeKind.MODULE, ScopeKind.CLASS):
                 continue
+            if all(binding.kind is BindingKind.IMPORT for binding in owner.bindings.get(read.name, [])):
+                continue  # a local import binds the same object on every call
             if read.name not in names:
                 names.append(read.name)
         return names

@@ -28,11 +28,13 @@ class TargetKind(enum.Enum):
     BOUND_METHOD = "bound method"
     METHOD = "method defined in a class body"
     CLASSMETHOD = "classmethod"
+    PROPERTY = "property getter"
     AUTOGRAD_FUNCTION = "autograd.Function subclass"
     MODULE_CLASS = "nn.Module subclass"
     CLASS = "class"
     MODULE_INSTANCE = "nn.Module instance"
     CALLABLE_INSTANCE = "callable instance"
+    NAMED_INSTANCE = "callable instance with a __name__"
     UNHASHABLE_INSTANCE = "unhashable callable instance"
     PARTIAL = "functools.partial"
     NOT_CALLABLE = "not callable"
@@ -59,6 +61,8 @@ class Target:
     detail: str = ""
     definition: cst.CSTNode | None = None
     bodies: tuple[Body, ...] = field(default=())
+    #: For targets that make allow_in_graph itself fail: the error it raises.
+    error: str = "AssertionError: allow_in_graph expects a callable"
 
     @property
     def created_in_function(self) -> bool:
@@ -102,14 +106,15 @@ class TargetResolver:
             return Target(registration, TargetKind.NOT_CALLABLE, registration.site, display,
                           f"a {wrapped} object, which is not callable", definition)
         if "builtins.staticmethod" in below:
-            return Target(registration, TargetKind.METHOD, registration.site, display,
-                          "a staticmethod object; the class attribute is the plain function", definition)
+            return Target(registration, TargetKind.NOT_CALLABLE, registration.site, display,
+                          "a staticmethod object, which cannot be weakly referenced", definition,
+                          error="TypeError: cannot create weak reference to 'staticmethod' object")
         if "builtins.staticmethod" in above:
             return self._function(registration, definition, display, TargetKind.STATICMETHOD)
         if "builtins.classmethod" in above:
             return Target(registration, TargetKind.CLASSMETHOD, registration.site, display, "", definition)
         if "builtins.property" in above:
-            return self._function(registration, definition, display, bound_self=False)
+            return Target(registration, TargetKind.PROPERTY, registration.site, display, "", definition)
         return Target(registration, TargetKind.METHOD, registration.site, display, "", definition)
 
     def _decorator_names(self, decorators: list[cst.Decorator] | tuple[cst.Decorator, ...], scope: Scope) -> set[str]:
@@ -234,6 +239,10 @@ class TargetResolver:
                           f"an instance of {model.name}, which defines no __call__")
         if not model.hashable:
             return Target(registration, TargetKind.UNHASHABLE_INSTANCE, expr, display, f"an instance of {model.name}")
+        if model.assigns("__name__"):
+            # Dynamo only fails for want of __name__ (evidence/dynamo/exp_named_callable_instance.py).
+            return Target(registration, TargetKind.NAMED_INSTANCE, expr, display, f"an instance of {model.name}",
+                          model.node)
         # Dynamo fails on the call itself (evidence section 5), so the body is not judged.
         return Target(registration, TargetKind.CALLABLE_INSTANCE, expr, display, f"an instance of {model.name}",
                       model.node)

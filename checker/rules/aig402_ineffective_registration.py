@@ -30,6 +30,12 @@ def _why(target: Target) -> str | None:
             f"registers the classmethod {target.display}; each lookup makes a new bound method, so the body is "
             "traced as usual. Register a module-level function instead"
         )
+    if kind is TargetKind.PROPERTY:
+        return (
+            f"registers the getter of property {target.display}; Dynamo cannot pass 'self' to it and gives up on "
+            "the whole calling frame (WON'T CONVERT), which then runs uncompiled without a warning. Register a "
+            "module-level function that takes the tensors it needs"
+        )
     if kind is TargetKind.PARTIAL:
         return (
             f"registers a functools.partial ({target.display}); Dynamo inlines partials, so the registration is "
@@ -60,7 +66,7 @@ class IneffectiveRegistration(Rule):
     Reports a registration whose target Dynamo will not recognise at the call: a bound
     method registered but not kept (`allow_in_graph(obj.meth)` as a statement), a plain
     method decorated in a class body or registered as `Class.meth`, a classmethod, a
-    `functools.partial`, an `nn.Module` instance, an `nn.Module` subclass (only its
+    property getter (`@property` above `@allow_in_graph`), a `functools.partial`, an `nn.Module` instance, an `nn.Module` subclass (only its
     construction is affected), or an instance of an unhashable callable class.
 
     ## Why is this bad?
@@ -68,8 +74,10 @@ class IneffectiveRegistration(Rule):
     looked up as other objects at the call (a new bound method on every attribute
     access), or skipped (`lookup_callable` requires a hashable callable), so Dynamo
     traces the body as if the registration did not exist: the opacity the author wanted
-    is silently lost (evidence: `shared/evidence/dynamo/FINDINGS.md` section 5;
-    `exp_what_is_accepted.py`; decorator stacks in `evidence/dynamo/FINDINGS.md`).
+    is silently lost. A registered property getter is worse: Dynamo abandons the whole
+    calling frame (evidence: `shared/evidence/dynamo/FINDINGS.md` section 5,
+    `exp_what_is_accepted.py`; `evidence/dynamo/FINDINGS.md` section D1,
+    `exp_decorator_stacks.py`).
 
     ## Example
     ```python
@@ -136,6 +144,11 @@ class IneffectiveRegistration(Rule):
             @classmethod
             def build(cls, x):
                 return x
+
+            @property
+            @torch.compiler.allow_in_graph  # AIG402
+            def size(self):
+                return 4
 
         torch.compiler.allow_in_graph(Op(2.0))  # AIG402
         torch.compiler.allow_in_graph(Holder.build)  # AIG402

@@ -15,14 +15,17 @@ class CallableInstance(Rule):
 
     ## What it does
     Reports a registration of an object whose class (defined in the checked module)
-    defines `__call__` and is hashable. Unhashable callable instances are ignored by
-    Dynamo instead and are reported by AIG402.
+    defines `__call__`, is hashable, and gives its instances no `__name__`.
+    Unhashable callable instances are ignored by Dynamo instead and are reported by
+    AIG402; an instance with a `__name__` (set in `__init__` or on the class) is put in
+    the graph correctly and is not reported.
 
     ## Why is this bad?
     Dynamo accepts the registration, then fails at the first compiled call with
     `InternalTorchDynamoError: AttributeError: '...' object has no attribute
     '__name__'`, an internal error that does not point at the registration (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 5; `exp_what_is_accepted.py`).
+    `shared/evidence/dynamo/FINDINGS.md` section 5; `exp_what_is_accepted.py`; the
+    `__name__` fix: `evidence/dynamo/exp_named_callable_instance.py`).
 
     ## Example
     ```python
@@ -66,6 +69,18 @@ class CallableInstance(Rule):
         """,
     )
     valid = (
+        """
+        import torch
+
+        class NamedOp:
+            def __init__(self, name):
+                self.__name__ = name
+
+            def __call__(self, x):
+                return x + 1
+
+        torch.compiler.allow_in_graph(NamedOp("add_one"))
+        """,
         """
         import torch
 

@@ -15,16 +15,18 @@ class NotCallable(Rule):
 
     ## What it does
     Reports a registration of a literal (a number, string, `None`, a dict), a tensor, a
-    container, an instance of a class without `__call__`, or a `classmethod`/`property`
-    object (when `allow_in_graph` sits below `@classmethod` or `@property` in a
-    decorator stack, it receives the descriptor object, which is not callable).
+    container, an instance of a class without `__call__`, or a descriptor object: when
+    `allow_in_graph` sits above `@classmethod` or `@property` in a decorator stack it
+    receives an object that is not callable, and above `@staticmethod` it receives a
+    staticmethod object, which it cannot register.
     Elements of a registered list or tuple are judged one by one.
 
     ## Why is this bad?
     `allow_in_graph` raises `AssertionError: allow_in_graph expects a callable` when the
-    module is imported (evidence: `shared/evidence/dynamo/FINDINGS.md` section 0 and
-    section 5; `exp_what_is_accepted.py`; decorator stacks in
-    `evidence/dynamo/FINDINGS.md`).
+    module is imported, or, for a staticmethod object, `TypeError: cannot create weak
+    reference to 'staticmethod' object` when the class body runs (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` sections 0 and 5, `exp_what_is_accepted.py`;
+    `evidence/dynamo/FINDINGS.md` section D1, `exp_decorator_stacks.py`).
 
     ## Example
     ```python
@@ -65,6 +67,11 @@ class NotCallable(Rule):
             @property
             def value(self):
                 return 1
+
+            @torch.compiler.allow_in_graph  # AIG405
+            @staticmethod
+            def scale(x):
+                return x * 2
         """,
     )
     valid = (
@@ -81,6 +88,6 @@ class NotCallable(Rule):
                 yield report(
                     target.node,
                     f"{target.registration.spelling}: registers {target.display}, {target.detail}; "
-                    "allow_in_graph raises 'AssertionError: allow_in_graph expects a callable' at import; "
-                    "register the function itself",
+                    f"allow_in_graph raises '{target.error}' when this runs; register the function itself "
+                    "(in a class, apply allow_in_graph beneath @staticmethod)",
                 )

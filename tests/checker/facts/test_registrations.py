@@ -188,9 +188,9 @@ def test_decorator_stacks() -> None:
     )
     assert found == [
         ("C.static_inside", "STATICMETHOD"),
-        ("C.static_outside", "METHOD"),
+        ("C.static_outside", "NOT_CALLABLE"),
         ("C.cls_method", "CLASSMETHOD"),
-        ("C.prop", "FUNCTION"),
+        ("C.prop", "PROPERTY"),
         ("C.method", "METHOD"),
         ("disabled", "FUNCTION"),
     ]

@@ -1,0 +1,250 @@
+"""File discovery: which files a run checks, from the paths given on the command line.
+
+A file named explicitly is always checked, whatever its name and whatever the
+excludes say: the user asked for it. A directory is walked for ``*.py`` files,
+skipping the usual tool and environment directories (``.venv``, ``build``, ...) and
+whatever matches an ``--exclude`` pattern. Symbolic links to files are checked;
+links to directories are followed, but each real directory is walked once, so a
+link loop ends with a note rather than a hang. Problems met on the way (a directory
+that cannot be read, a loop) are yielded as :class:`DiscoveryProblem` values among
+the sources, so the caller can report them and go on.
+
+Nothing here reads file contents or writes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+#: Directory and file names never walked into, unless named explicitly.
+DEFAULT_EXCLUDES: frozenset[str] = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "build",
+        "dist",
+        "__pycache__",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".aigcheck_cache",
+    }
+)
+
+#: The path argument that means "read the source from standard input".
+STDIN = "-"
+
+# A directory's identity on disk: the same (device, inode) is the same directory
+# whatever the path (or link) it was reached through.
+_DirId = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file to check.
+
+    ``path`` is where to read it (``None`` for standard input); ``display`` is how
+    findings name it: the path as the user spelled it, joined with the path inside
+    the walked directory.
+    """
+
+    path: str | None
+    display: str
+    explicit: bool = False
+
+    @property
+    def is_stdin(self) -> bool:
+        return self.path is None
+
+
+@dataclass(frozen=True)
+class DiscoveryProblem:
+    """Something that could not be walked; the run goes on without it."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"skipped '{self.path}': {self.reason}"
+
+
+class MissingPathError(Exception):
+    """A path given on the command line does not exist (a usage error)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"path '{path}' does not exist")
+        self.path = path
+
+
+def discover(
+    paths: Sequence[str],
+    exclude: Sequence[str] = (),
+    stdin_filename: str = "<stdin>",
+) -> Iterator[Source | DiscoveryProblem]:
+    """The files to check under ``paths``, each once, in a deterministic order.
+
+    Arguments are taken in the order given; inside a directory, entries are taken in
+    name order, depth first. ``-`` stands for standard input, shown as
+    ``stdin_filename``. ``exclude`` holds ``fnmatch`` patterns, matched against each
+    entry's name, its path relative to the argument and its displayed path; they add
+    to :data:`DEFAULT_EXCLUDES` and never apply to a path named explicitly.
+
+    Raises :class:`MissingPathError` before yielding anything if an argument does not
+    exist, so that a typo does not produce a half-finished run.
+    """
+    for argument in paths:
+        if argument != STDIN and not os.path.lexists(argument):
+            raise MissingPathError(argument)
+    patterns = tuple(pattern.rstrip("/") or pattern for pattern in exclude)
+    return _Walker(patterns, stdin_filename).run(paths)
+
+
+class _Walker:
+    """The state of one discovery: what has been yielded and walked so far."""
+
+    def __init__(self, patterns: tuple[str, ...], stdin_filename: str) -> None:
+        self._patterns = patterns
+        self._stdin_filename = stdin_filename
+        self._seen_files: set[object] = set()
+        self._walked_dirs: set[_DirId] = set()
+        self._stdin_taken = False
+
+    def run(self, paths: Sequence[str]) -> Iterator[Source | DiscoveryProblem]:
+        for argument in paths:
+            if argument == STDIN:
+                # Standard input can be read only once, however often "-" is given.
+                if not self._stdin_taken:
+                    self._stdin_taken = True
+                    yield Source(None, self._stdin_filename, explicit=True)
+            elif os.path.isdir(argument):
+                yield from self._walk(argument)
+            else:
+                # Anything else named explicitly is read as a file, even a broken
+                # link or a name without ".py": the engine reports what it cannot read.
+                source = Source(argument, _display(argument), explicit=True)
+                if self._first_time(argument):
+                    yield source
+
+    def _walk(self, root: str) -> Iterator[Source | DiscoveryProblem]:
+        root_id = _dir_id(root)
+        if root_id is None or root_id in self._walked_dirs:
+            return
+        self._walked_dirs.add(root_id)
+        shown_root = _display(root)
+        # An explicit stack rather than recursion: a deep tree must not hit the
+        # recursion limit. Each frame carries its ancestors (id to shown path), which
+        # is what tells a loop (a link back up the tree) from a mere second route.
+        stack: list[tuple[str, str, dict[_DirId, str]]] = [(root, "", {root_id: shown_root})]
+        while stack:
+            directory, relative, ancestors = stack.pop()
+            try:
+                entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+            except OSError as error:
+                shown = _join(shown_root, relative) or "."
+                yield DiscoveryProblem(shown, f"cannot read the directory: {_reason(error)}")
+                continue
+            subdirectories: list[tuple[str, str, dict[_DirId, str]]] = []
+            for entry in entries:
+                entry_relative = _join(relative, entry.name)
+                shown = _join(shown_root, entry_relative)
+                if self._excluded(entry.name, entry_relative, shown):
+                    continue
+                if _is_dir(entry):
+                    entry_id = _dir_id(entry.path)
+                    if entry_id is None:
+                        continue
+                    if entry_id in ancestors:
+                        yield DiscoveryProblem(
+                            shown,
+                            f"symbolic link loop: it leads back to '{ancestors[entry_id]}', "
+                            "which contains it; not followed",
+                        )
+                    elif entry_id not in self._walked_dirs:
+                        self._walked_dirs.add(entry_id)
+                        subdirectories.append((entry.path, entry_relative, {**ancestors, entry_id: shown}))
+                elif entry.name.endswith(".py"):
+                    problem = _not_a_file(entry, shown)
+                    if problem is not None:
+                        yield problem
+                    elif self._first_time(entry.path):
+                        yield Source(entry.path, shown)
+            # Reversed so that popping walks the subdirectories in name order.
+            stack.extend(reversed(subdirectories))
+
+    def _excluded(self, name: str, relative: str, shown: str) -> bool:
+        if name in DEFAULT_EXCLUDES:
+            return True
+        return any(
+            fnmatchcase(candidate, pattern)
+            for pattern in self._patterns
+            for candidate in (name, relative, shown)
+        )
+
+    def _first_time(self, path: str) -> bool:
+        """Whether the file at ``path`` has not been yielded yet, by any route."""
+        try:
+            status = os.stat(path)
+            key: object = (status.st_dev, status.st_ino)
+        except OSError:
+            # Unreadable or a broken link: fall back to the resolved name.
+            key = os.path.realpath(path)
+        if key in self._seen_files:
+            return False
+        self._seen_files.add(key)
+        return True
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=True)
+    except OSError:
+        return False
+
+
+def _not_a_file(entry: os.DirEntry[str], shown: str) -> DiscoveryProblem | None:
+    """A problem for a ``*.py`` entry that must not be read (a FIFO would block)."""
+    try:
+        mode = entry.stat(follow_symlinks=True).st_mode
+    except OSError:
+        # A broken link or an unreadable entry is still a source: the engine reports
+        # it as AIG900, which is where users look for files that were not checked.
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return DiscoveryProblem(shown, "not a regular file")
+
+
+def _dir_id(path: str) -> _DirId | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino)
+
+
+def _display(argument: str) -> str:
+    """The argument as findings show it: ``./a.py`` as ``a.py``, ``src/`` as ``src``."""
+    return os.path.normpath(argument) if argument else argument
+
+
+def _join(base: str, name: str) -> str:
+    if not base or base == ".":
+        return name
+    if not name:
+        return base
+    return f"{base}/{name}" if not base.endswith("/") else f"{base}{name}"
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__

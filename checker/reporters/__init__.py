@@ -1,0 +1,13 @@
+"""Output formats, one module per format; ``REPORTERS`` maps a format name to its reporter."""
+
+from __future__ import annotations
+
+from checker.reporters import json, text
+from checker.reporters.base import RenderOptions, Reporter, ordered
+
+REPORTERS: dict[str, Reporter] = {
+    "text": text.render,
+    "json": json.render,
+}
+
+__all__ = ["REPORTERS", "RenderOptions", "Reporter", "ordered"]

@@ -1,0 +1,45 @@
+"""What every reporter shares: its signature, its options and the order of findings.
+
+A reporter is a pure function of the findings (and of the source lines it may quote):
+it returns the whole output as one string and never writes anywhere itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from checker.findings import Finding
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render. Formats ignore what does not apply to them.
+
+    ``source_lines`` maps a finding's path to the lines of its file, for the source
+    excerpt shown under each finding when ``show_source`` is set. ``summary`` turns
+    the closing count line of the text format on or off.
+    """
+
+    show_source: bool = False
+    source_lines: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    summary: bool = True
+
+
+class Reporter(Protocol):
+    """A function from findings to the complete output of one run."""
+
+    def __call__(self, findings: Iterable[Finding], options: RenderOptions = ..., /) -> str: ...
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in the stable output order: path, line, column, code.
+
+    The remaining fields only break ties, so two runs over the same tree always
+    print the same bytes.
+    """
+    return sorted(
+        findings,
+        key=lambda f: (f.path, f.line, f.column, f.code, f.end_line, f.end_column, f.message),
+    )

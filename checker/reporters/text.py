@@ -1,0 +1,94 @@
+"""The ``text`` format: one line per finding, optional source excerpts, a summary.
+
+``path:line:col: AIG301 [error] message`` is the shape editors and CI log parsers
+already understand (it is what flake8 and ruff print). With ``show_source`` (the
+CLI turns it on for a terminal) each finding is followed by its source line and a
+caret line under the reported span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from checker.findings import Finding, Severity
+from checker.reporters.base import RenderOptions, ordered
+
+# Python ends lines with \n, \r\n or \r only; str.splitlines() also splits on form
+# feeds and other separators, which would shift every later line number.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def render(findings: Iterable[Finding], options: RenderOptions = RenderOptions(), /) -> str:
+    """The findings as text, ending in a newline (or empty when there is nothing to say)."""
+    findings = ordered(findings)
+    out: list[str] = []
+    for finding in findings:
+        out.append(format_finding(finding))
+        if options.show_source:
+            excerpt = _excerpt(finding, options.source_lines.get(finding.path))
+            if excerpt:
+                out.extend(excerpt)
+                out.append("")
+    if options.summary:
+        out.append(summary(findings))
+    return "".join(line + "\n" for line in out)
+
+
+def format_finding(finding: Finding) -> str:
+    """``path:line:col: CODE [severity] message``."""
+    return (
+        f"{finding.path}:{finding.line}:{finding.column}: "
+        f"{finding.code} [{finding.severity.value}] {finding.message}"
+    )
+
+
+def summary(findings: Sequence[Finding]) -> str:
+    """``Found 3 findings (2 errors, 1 warning) in 2 files.`` or ``No findings.``"""
+    if not findings:
+        return "No findings."
+    counts = {severity: 0 for severity in Severity}
+    for finding in findings:
+        counts[finding.severity] += 1
+    parts = [
+        _count(counts[severity], severity.value)
+        for severity in sorted(Severity, key=lambda s: s.rank, reverse=True)
+        if counts[severity]
+    ]
+    files = len({finding.path for finding in findings})
+    return (
+        f"Found {_count(len(findings), 'finding')} ({', '.join(parts)}) "
+        f"in {_count(files, 'file')}."
+    )
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a source as Python numbers them (line 1 is index 0)."""
+    return _LINE_END.split(text)
+
+
+def _count(number: int, noun: str) -> str:
+    # "info" is a mass noun: "2 info", like "2 errors, 1 warning".
+    plural = noun if number == 1 or noun == Severity.INFO.value else noun + "s"
+    return f"{number} {plural}"
+
+
+def _excerpt(finding: Finding, lines: Sequence[str] | None) -> list[str]:
+    """The source line of ``finding`` with carets under its span, gutter-numbered."""
+    if lines is None or not 1 <= finding.line <= len(lines):
+        return []
+    source = lines[finding.line - 1].rstrip("\r\n")
+    start = max(finding.column, 1)
+    if finding.end_line == finding.line and finding.end_column > start:
+        end = finding.end_column
+    elif finding.end_line > finding.line:
+        # A span over several lines: underline to the end of its first line.
+        end = max(len(source) + 1, start + 1)
+    else:
+        end = start + 1
+    # Keep tabs so the carets line up under the same characters in a terminal.
+    indent = "".join(ch if ch == "\t" else " " for ch in source[: start - 1])
+    indent += " " * max(0, start - 1 - len(source))
+    gutter = str(finding.line)
+    pad = " " * len(gutter)
+    return [f" {gutter} | {source}", f" {pad} | {indent}{'^' * (end - start)}"]
