@@ -9,7 +9,9 @@ exit 2 without losing the other files' findings.
 
 from __future__ import annotations
 
+import ast
 import io
+import re
 import tokenize
 import traceback
 from collections.abc import Sequence
@@ -87,8 +89,8 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        message = f"syntax error: {error.message.strip()}"
-        return _unanalysable(path, rules, message, error.raw_line, error.raw_column + 1)
+        message, line, column = _syntax_error(text, error)
+        return _unanalysable(path, rules, f"syntax error: {message}", line, column)
     facts = ModuleFacts(module, path)
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not raw:
@@ -108,6 +110,27 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
         else:
             findings.add(finding)
     return FileReport(path, tuple(sorted(findings)), parsed=True, suppressed=suppressed)
+
+
+def _syntax_error(text: str, error: Exception) -> tuple[str, int, int]:
+    """Message and 1-based position of a syntax error, in the interpreter's words when it agrees.
+
+    libcst's reported position can be a line late; CPython's parser pinpoints the
+    token. Syntax newer than this interpreter fails only in libcst, so its own
+    message is the fallback.
+    """
+    try:
+        ast.parse(text)
+    except SyntaxError as python_error:
+        if python_error.lineno is not None:
+            return python_error.msg, python_error.lineno, python_error.offset or 1
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = str(getattr(error, "message", error)).strip()
+    match = re.search(r"error at (\d+):(\d+)", message)
+    if match:
+        return message, int(match.group(1)), int(match.group(2))
+    return message, getattr(error, "editor_line", 1), getattr(error, "editor_column", 1)
 
 
 def _unanalysable(path: str, rules: Sequence[Rule], reason: str, line: int = 1, column: int = 1) -> FileReport:

@@ -7,6 +7,13 @@ kind, and unknown kinds are never reported as tensors (precision over recall).
 
 from __future__ import annotations
 
+from checker.torch_api_generated import (
+    TENSOR_METHODS_RETURNING_TENSOR,
+    TENSOR_METHODS_RETURNING_TENSORS,
+    TORCH_TENSOR_FUNCTIONS,
+    TORCH_TENSOR_SEQUENCE_FUNCTIONS,
+)
+
 #: Every spelling of the registration API (torch/_dynamo/decorators.py re-exports).
 REGISTRATION_APIS = frozenset(
     {
@@ -39,17 +46,13 @@ AUTOGRAD_FUNCTION_BASES = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
 
-#: ``torch.*`` functions that return a new tensor.
-TENSOR_FACTORIES = frozenset(
+#: ``torch.*`` functions that return a tensor: every overload in torch's stubs
+#: (generated), plus Python-level functions the stubs do not cover and the reductions
+#: whose ``dim=`` overload returns a named tuple of tensors.
+TENSOR_FACTORIES = TORCH_TENSOR_FUNCTIONS | frozenset(
     """
-    tensor as_tensor asarray from_numpy frombuffer from_file ones zeros empty full rand randn
-    randint randperm arange range linspace logspace eye ones_like zeros_like empty_like full_like
-    rand_like randn_like randint_like empty_strided complex polar normal bernoulli multinomial
-    poisson stack cat concat concatenate hstack vstack dstack column_stack where
-    tril triu diag diagflat outer einsum matmul mm bmm addmm sin cos exp log sqrt abs sigmoid
-    tanh relu softmax log_softmax clamp clip sum mean std var prod cumsum max min amax amin
-    argmax argmin norm flatten reshape squeeze unsqueeze transpose permute broadcast_to
-    clone detach load
+    tensor as_tensor asarray from_numpy einsum norm stft istft cdist tensordot
+    broadcast_to block_diag cartesian_prod where max min median mode sort topk kthvalue
     """.split()
 )
 
@@ -155,6 +158,24 @@ def is_torch_tensor_call(qualified: str) -> bool:
             return True
     head, _, last = qualified.rpartition(".")
     return head == "torch" and last in TENSOR_FACTORIES
+
+
+def is_torch_tensors_call(qualified: str) -> bool:
+    """A ``torch.*`` call that returns a tuple or list of tensors (``chunk``, ``split``)."""
+    head, _, last = qualified.rpartition(".")
+    return head == "torch" and last in TORCH_TENSOR_SEQUENCE_FUNCTIONS
+
+
+def tensor_method_result(method: str) -> str | None:
+    """What ``tensor.method(...)`` returns: "tensor", "tensors", a TENSOR_NON_TENSOR_METHODS
+    value, or None when unknown."""
+    if method in TENSOR_NON_TENSOR_METHODS:
+        return TENSOR_NON_TENSOR_METHODS[method]
+    if method in TENSOR_METHODS_RETURNING_TENSOR:
+        return "tensor"
+    if method in TENSOR_METHODS_RETURNING_TENSORS:
+        return "tensors"
+    return None
 
 
 def is_torch_module_class(qualified: str) -> bool:

@@ -10,7 +10,7 @@ state that is not a tensor, the reason it can change after compilation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -21,6 +21,8 @@ from checker.facts.scopes import Binding, BindingKind, Read, Scope, ScopeKind, S
 from checker.facts.targets import Body
 
 _NOT_STATE = (Kind.FUNCTION, Kind.CLASS, Kind.PYMODULE, Kind.PARTIAL)
+#: How many helper calls deep captures are followed from a registered body.
+HELPER_DEPTH = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,24 +45,78 @@ class Capture:
     laundering: str | None = None
     change: str | None = None
     change_node: cst.CSTNode | None = None
+    #: For a read inside a helper: the registered function, and (helper, call) links.
+    root: str | None = None
+    chain: tuple[tuple[str, cst.CSTNode], ...] = ()
 
     @property
     def function(self) -> str:
-        node = self.body.node
-        return node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+        if self.root is not None:
+            return self.root
+        return _name_of(self.body.node)
+
+    def lead(self) -> tuple[str | cst.CSTNode, ...]:
+        """How a message starts: ``f: `` or ``f: calls helper() (line 9), which ``."""
+        parts: list[str | cst.CSTNode] = [f"{self.function}: "]
+        for name, call in self.chain:
+            parts += [f"calls {name}() (line ", call, "), which "]
+        return tuple(parts)
 
 
 class CaptureFinder:
     def __init__(self, tree: ScopeTree, inference: Inference) -> None:
         self.tree = tree
         self.inference = inference
-        self._cache: dict[cst.CSTNode, list[Capture]] = {}
+        self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
 
-    def captures(self, body: Body) -> list[Capture]:
-        key = body.node
-        if key not in self._cache or body.bound_self:
-            self._cache[key] = list(self._find(body))
-        return self._cache[key]
+    def captures(self, body: Body, registered: frozenset[cst.CSTNode] = frozenset()) -> list[Capture]:
+        """Captures of ``body`` and, with the call chain, of the module's helpers it calls.
+
+        Helpers that are themselves ``registered`` are checked on their own.
+        """
+        direct = self._find(body)
+        return direct + self._through_helpers(body, _name_of(body.node), (), {body.node}, registered)
+
+    def _through_helpers(
+        self,
+        body: Body,
+        root: str,
+        chain: tuple[tuple[str, cst.CSTNode], ...],
+        visited: set[cst.CSTNode],
+        registered: frozenset[cst.CSTNode],
+    ) -> list[Capture]:
+        if len(chain) >= HELPER_DEPTH:
+            return []
+        found: list[Capture] = []
+        for call, helper in self._helpers(body):
+            if helper.node in visited or helper.node in registered:
+                continue
+            visited.add(helper.node)
+            link = (*chain, (_name_of(helper.node), call))
+            found += [replace(capture, root=root, chain=link) for capture in self._find(helper)]
+            found += self._through_helpers(helper, root, link, visited, registered)
+        return found
+
+    def _helpers(self, body: Body) -> list[tuple[cst.Call, Body]]:
+        """Calls in ``body`` of functions and methods defined in this module, outside it."""
+        helpers = []
+        for scope in body.scope.walk():
+            for call, call_scope in self.tree.calls_in(scope):
+                callee = self.inference.infer(call.func, call_scope)
+                definition = callee.definition
+                if callee.kind is not Kind.FUNCTION or not isinstance(definition, cst.FunctionDef):
+                    continue
+                helper_scope = self.tree.scope_of[definition]
+                if body.scope.encloses(helper_scope):
+                    continue
+                in_class = helper_scope.parent is not None and helper_scope.parent.kind is ScopeKind.CLASS
+                bound = in_class and isinstance(call.func, cst.Attribute) and not self._is_static(definition)
+                helpers.append((call, Body(definition, helper_scope, bound_self=bound)))
+        return helpers
+
+    def _is_static(self, definition: cst.FunctionDef) -> bool:
+        outer = self.tree.scope_of[definition].parent
+        return outer is not None and "builtins.staticmethod" in self.inference.decorator_names(definition, outer)
 
     def closure_names(self, body: Body) -> list[str]:
         """Names the body, or its default values, read from an enclosing function's scope."""
@@ -78,6 +134,12 @@ class CaptureFinder:
         return names
 
     def _find(self, body: Body) -> list[Capture]:
+        key = (body.node, body.bound_self)
+        if key not in self._cache:
+            self._cache[key] = self._find_uncached(body)
+        return self._cache[key]
+
+    def _find_uncached(self, body: Body) -> list[Capture]:
         found = list(self._defaults(body))
         parents = _parents(body.node)
         receiver = _receiver(body)
@@ -100,7 +162,11 @@ class CaptureFinder:
         inferred = self.inference.infer_name(read.name, owner)
         origin = _origin(owner)
         bindings = owner.bindings.get(read.name, [])
-        first = bindings[0].node if bindings else None
+        # Cite the binding that gave the kind (`_cache = torch.ones(...)`, not `_cache = None`),
+        # preferring one written where the name lives over a `global` reassignment.
+        matching = [b for b in bindings if self.inference.binding_kind(b).kind is inferred.kind] or bindings
+        local = [b for b in matching if b.written_in is owner] or matching
+        first = local[0].node if local else None
         if inferred.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(parents.get(read.node), cst.Attribute):
             attribute = self._attribute_of(body, read, parents, origin)
             if attribute is not None:
@@ -166,6 +232,10 @@ class CaptureFinder:
             if read.mutation is not None:
                 return f"the code {read.mutation}", read.node
         return None, None
+
+
+def _name_of(node: cst.CSTNode) -> str:
+    return node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
 
 
 def _receiver(body: Body) -> str | None:

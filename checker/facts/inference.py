@@ -32,7 +32,10 @@ class Inference:
         self._names: dict[tuple[cst.CSTNode, Scope], frozenset[str]] = {}
         self._kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
-        self._active: set[tuple[cst.CSTNode, Scope]] = set()
+        # In-progress lookups, one set per question: a name lookup inside the kind
+        # lookup of the same expression is not a cycle.
+        self._naming: set[tuple[cst.CSTNode, Scope]] = set()
+        self._inferring: set[tuple[cst.CSTNode, Scope]] = set()
 
     # -- qualified names ------------------------------------------------------
 
@@ -41,13 +44,13 @@ class Inference:
         key = (expr, scope)
         if key in self._names:
             return self._names[key]
-        if key in self._active or len(self._active) > _MAX_DEPTH:
+        if key in self._naming or len(self._naming) > _MAX_DEPTH:
             return frozenset()
-        self._active.add(key)
+        self._naming.add(key)
         try:
             result = frozenset(self._qualified(expr, scope))
         finally:
-            self._active.discard(key)
+            self._naming.discard(key)
         self._names[key] = result
         return result
 
@@ -84,13 +87,13 @@ class Inference:
         key = (expr, scope)
         if key in self._kinds:
             return self._kinds[key]
-        if key in self._active or len(self._active) > _MAX_DEPTH:
+        if key in self._inferring or len(self._inferring) > _MAX_DEPTH:
             return UNKNOWN
-        self._active.add(key)
+        self._inferring.add(key)
         try:
             result = self._infer(expr, scope)
         finally:
-            self._active.discard(key)
+            self._inferring.discard(key)
         self._kinds[key] = result
         return result
 
@@ -305,6 +308,8 @@ def _builtin(name: str) -> Inferred:
 def _known_call(name: str) -> Inferred | None:
     if api.is_torch_tensor_call(name):
         return Inferred(Kind.TENSOR, f"{name}(...)")
+    if api.is_torch_tensors_call(name):
+        return Inferred(Kind.TENSOR_CONTAINER, f"{name}(...)")
     if name in api.PARAMETER_CONTAINERS:
         return Inferred(Kind.TENSOR_CONTAINER, f"{name}(...)")
     if api.is_torch_module_class(name):
@@ -323,10 +328,10 @@ def _known_call(name: str) -> Inferred | None:
 
 def _method_result(receiver: Inferred, method: str) -> Inferred | None:
     if receiver.kind is Kind.TENSOR:
-        result = api.TENSOR_NON_TENSOR_METHODS.get(method)
-        if result is None:
-            return Inferred(Kind.TENSOR, f"tensor method .{method}()")
+        result = api.tensor_method_result(method)
         return {
+            "tensor": Inferred(Kind.TENSOR, f"tensor method .{method}()"),
+            "tensors": Inferred(Kind.TENSOR_CONTAINER, f"tensor method .{method}()"),
             "list": Inferred(Kind.MUTABLE, f".{method}() of a tensor"),
             "scalar": Inferred(Kind.IMMUTABLE, f".{method}() of a tensor"),
             "shape": Inferred(Kind.IMMUTABLE, f".{method}() of a tensor"),

@@ -46,15 +46,16 @@ class ModuleFacts:
         return CaptureFinder(self.tree, self.inference)
 
     def captures(self) -> Iterator[Capture]:
-        """Every capture of every registered body, each body once."""
+        """Every capture of every registered body (and the helpers it calls), each body once."""
         seen: set[tuple[cst.CSTNode, bool]] = set()
+        registered = frozenset(body.node for target in self.targets for body in target.bodies)
         for target in self.targets:
             for body in target.bodies:
                 key = (body.node, body.bound_self)
                 if key in seen:
                     continue
                 seen.add(key)
-                yield from self._capture_finder.captures(body)
+                yield from self._capture_finder.captures(body, registered)
 
     def closure_names(self, target: Target) -> list[str]:
         """Names a registered def or lambda takes from the function that creates it."""

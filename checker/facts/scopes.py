@@ -142,6 +142,8 @@ class ScopeTree:
     definitions: list[tuple[cst.FunctionDef | cst.ClassDef, Scope]]
     discarded_calls: set[cst.Call]
     default_reads: dict[cst.CSTNode, list[Read]]
+    #: ``target = <call>``: the call -> its (single) assignment target.
+    assigned_calls: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     _calls_by_scope: dict[Scope, list[tuple[cst.Call, Scope]]] | None = None
 
     @classmethod
@@ -361,6 +363,8 @@ class _Builder:
         self._leave_body(outer)
 
     def _assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call) and len(node.targets) == 1:
+            self.tree.assigned_calls[node.value] = node.targets[0].target
         self._visit(node.value)
         for target in node.targets:
             self._target(target.target, BindingKind.ASSIGN, node.value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -61,6 +61,8 @@ class Target:
     detail: str = ""
     definition: cst.CSTNode | None = None
     bodies: tuple[Body, ...] = field(default=())
+    #: A node the message cites, e.g. the call that bypasses a saved bound method.
+    related: cst.CSTNode | None = None
     #: For targets that make allow_in_graph itself fail: the error it raises.
     error: str = "AssertionError: allow_in_graph expects a callable"
 
@@ -162,6 +164,11 @@ class TargetResolver:
         ]  # fmt: skip
         seen: set[int] = set()
         for binding in bindings:
+            if isinstance(binding.value, (cst.List, cst.Tuple)) and binding.kind is BindingKind.ASSIGN:
+                # OPS = (a, b); allow_in_graph(OPS): each element, reported at the registration.
+                for target in self._expression(registration, binding.value, binding.written_in):
+                    yield replace(target, node=expr)
+                continue
             inferred = self.inference.binding_kind(binding)
             if binding.kind is BindingKind.PARAMETER or id(inferred.definition or binding) in seen:
                 continue
@@ -197,7 +204,35 @@ class TargetResolver:
             return Target(registration, TargetKind.METHOD, expr, display, "", definition)
         if not registration.result_kept:
             return Target(registration, TargetKind.BOUND_METHOD, expr, display, "discarded", definition)
+        bypass = self._direct_call(registration, expr, model)
+        if bypass is not None:
+            return Target(registration, TargetKind.BOUND_METHOD, expr, display, "bypassed", definition,
+                          related=bypass)
         return self._function(registration, definition, display, TargetKind.BOUND_METHOD, node=expr, bound_self=True)
+
+    def _direct_call(self, registration: Registration, expr: cst.Attribute, model: ClassModel) -> cst.Call | None:
+        """A call ``self.meth(...)`` in the class that looks the method up afresh.
+
+        ``self._f = allow_in_graph(self.meth)`` is honoured only through ``self._f``;
+        ``self.meth = allow_in_graph(self.meth)`` shadows the method, so every call is.
+        """
+        stored = self.tree.assigned_calls.get(registration.site)  # type: ignore[arg-type]
+        if isinstance(stored, cst.Attribute) and stored.attr.value == expr.attr.value:
+            return None
+        if not isinstance(expr.value, cst.Name):
+            return None
+        receiver, method = expr.value.value, expr.attr.value
+        for scope in model.body.walk():
+            for call, _ in self.tree.calls_in(scope):
+                func = call.func
+                if (
+                    isinstance(func, cst.Attribute)
+                    and func.attr.value == method
+                    and isinstance(func.value, cst.Name)
+                    and func.value.value == receiver
+                ):
+                    return call
+        return None
 
     def _value(self, registration: Registration, expr: cst.BaseExpression, inferred: Inferred, display: str) -> Target:
         """Classify a registered value from what inference knows about it."""

@@ -22,7 +22,9 @@ class CapturedTensor(Rule):
     attribute of `self` in a registered bound method. Tensor-ness is inferred from
     assignments (`torch.ones(...)`, `nn.Parameter(...)`, `nn.Linear(...)`, tensor
     arithmetic, `torch.Tensor` annotations); a name whose kind cannot be inferred is
-    not reported.
+    not reported. Reads inside helper functions of the module that the registered
+    function calls are followed a few calls deep (cycle-safe), and the message gives
+    the call chain.
 
     ## Why is this bad?
     The contract says every tensor the function uses must come in as an argument.
@@ -98,6 +100,24 @@ class CapturedTensor(Rule):
 
         bias: torch.Tensor = load_bias()
         """,
+        """
+        import torch
+
+        TABLE = torch.linspace(0, 1, 16)
+
+        def lookup(idx):
+            return TABLE[idx]  # AIG301
+
+        def ping(n):
+            return pong(n - 1) if n else lookup(n)
+
+        def pong(n):
+            return ping(n)
+
+        @torch.compiler.allow_in_graph
+        def embed(idx):
+            return ping(idx) * 2
+        """,
     )
     valid = (
         """
@@ -141,14 +161,16 @@ class CapturedTensor(Rule):
             if capture.origin == "a default argument":
                 yield report(
                     capture.node,
-                    f"{capture.function}: the {capture.name} is a {what} evaluated once, when the def runs, "
+                    *capture.lead(),
+                    f"the {capture.name} is a {what} evaluated once, when the def runs, "
                     f"so the function uses a tensor that is not passed in; pass it explicitly at every call",
                 )
                 continue
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
                 capture.node,
-                f"{capture.function}: reads {what} '{capture.name}' from {capture.origin}",
+                *capture.lead(),
+                f"reads {what} '{capture.name}' from {capture.origin}",
                 *where,
                 f"; allow_in_graph requires every tensor to be an argument, and compiling fails with "
                 f"'Please convert all Tensors to FakeTensors first'; pass '{capture.name}' as an argument",

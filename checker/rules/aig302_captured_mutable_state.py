@@ -150,7 +150,8 @@ class CapturedMutableState(Rule):
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
                 capture.node,
-                f"{capture.function}: reads {what}'{capture.name}' from {capture.origin}",
+                *capture.lead(),
+                f"reads {what}'{capture.name}' from {capture.origin}",
                 *where,
                 *reason,
                 "; aot_eager and inductor freeze the value read at compile time and never see a change; "

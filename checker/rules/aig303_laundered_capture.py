@@ -93,7 +93,8 @@ class LaunderedCapture(Rule):
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
                 capture.node,
-                f"{capture.function}: uses {capture.laundering} of captured tensor '{capture.name}' "
+                *capture.lead(),
+                f"uses {capture.laundering} of captured tensor '{capture.name}' "
                 f"from {capture.origin}",
                 *where,
                 f"; {effect}; pass '{capture.name}' (or the value) as an argument",

@@ -19,6 +19,12 @@ def _why(target: Target) -> str | None:
             f"calls of {target.display}(...) are traced as usual. Keep the registered object "
             f"(self._fn = allow_in_graph(...)) and call through it, or register a module-level function"
         )
+    if kind is TargetKind.BOUND_METHOD and target.detail == "bypassed":
+        return (
+            f"keeps the registered bound method {target.display}, but the class also calls {target.display}(...), "
+            "which looks the method up afresh and is traced as usual; call the kept object instead, or assign "
+            "it back to the method's own name (self.meth = allow_in_graph(self.meth))"
+        )
     if kind is TargetKind.METHOD:
         return (
             f"registers {target.display}, a method called through instances or its class; each lookup makes a "
@@ -64,7 +70,9 @@ class IneffectiveRegistration(Rule):
 
     ## What it does
     Reports a registration whose target Dynamo will not recognise at the call: a bound
-    method registered but not kept (`allow_in_graph(obj.meth)` as a statement), a plain
+    method registered but not kept (`allow_in_graph(obj.meth)` as a statement), or kept
+    (`self._f = allow_in_graph(self.meth)`) while the class still calls `self.meth(...)`,
+    a plain
     method decorated in a class body or registered as `Class.meth`, a classmethod, a
     property getter (`@property` above `@allow_in_graph`), a `functools.partial`, an `nn.Module` instance, an `nn.Module` subclass (only its
     construction is affected), or an instance of an unhashable callable class.
@@ -150,6 +158,16 @@ class IneffectiveRegistration(Rule):
             def size(self):
                 return 4
 
+        class Gated:
+            def __init__(self):
+                self._gate = torch.compiler.allow_in_graph(self.gate)  # AIG402
+
+            def gate(self, x):
+                return x * 2
+
+            def forward(self, x):
+                return self.gate(x)
+
         torch.compiler.allow_in_graph(Op(2.0))  # AIG402
         torch.compiler.allow_in_graph(Holder.build)  # AIG402
         torch.compiler.allow_in_graph(Holder.step)  # AIG402
@@ -162,6 +180,13 @@ class IneffectiveRegistration(Rule):
         class Holder:
             def __init__(self):
                 self._step = torch.compiler.allow_in_graph(self.step)
+                self.other = torch.compiler.allow_in_graph(self.other)
+
+            def forward(self, x):
+                return self._step(x) + self.other(x)
+
+            def other(self, x):
+                return x - 1
 
             def step(self, x):
                 return x + 1
@@ -176,5 +201,7 @@ class IneffectiveRegistration(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for target in facts.targets:
             why = _why(target)
-            if why is not None:
-                yield report(target.node, f"{target.registration.spelling}: {why}")
+            if why is None:
+                continue
+            cited = (" (line ", target.related, ")") if target.related is not None else ()
+            yield report(target.node, f"{target.registration.spelling}: {why}", *cited)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import TargetKind
 from checker.findings import Severity
@@ -88,6 +90,8 @@ class NotCallable(Rule):
                 yield report(
                     target.node,
                     f"{target.registration.spelling}: registers {target.display}, {target.detail}; "
-                    f"allow_in_graph raises '{target.error}' when this runs; register the function itself "
-                    "(in a class, apply allow_in_graph beneath @staticmethod)",
+                    f"allow_in_graph raises '{target.error}' when this runs; ",
+                    "put @staticmethod above @allow_in_graph, or register a module-level function"
+                    if isinstance(target.definition, cst.FunctionDef)
+                    else "register the function itself",
                 )
