@@ -11,7 +11,7 @@ from checker import torch_api as api
 from checker.facts.captures import Capture, CaptureFinder
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
-from checker.facts.registrations import Registrars, Registration, find_registrations, registered_argument
+from checker.facts.registrations import Form, Registrars, Registration, find_registrations, registered_argument
 from checker.facts.scopes import BindingKind, Scope, ScopeTree
 from checker.facts.targets import Target, TargetResolver
 
@@ -45,11 +45,37 @@ class ModuleFacts:
     def _capture_finder(self) -> CaptureFinder:
         return CaptureFinder(self.tree, self.inference)
 
+    @cached_property
+    def honoured_targets(self) -> list[Target]:
+        """Targets whose registration is not overridden by another marker (AIG406 reports those)."""
+        return [target for target in self.targets if self.overriding_marker(target) is None]
+
+    def overriding_marker(self, target: Target) -> str | None:
+        """The marker that wins over this registration, when the code says which one does.
+
+        nonstrict_trace and leaf_function win in either order; a decorator applied
+        after (above) ``@allow_in_graph`` wins (evidence/dynamo/FINDINGS.md D2).
+        """
+        if target.definition is None:
+            return None
+        for marker, node in self.markers.get(target.definition, []):
+            if marker in ("nonstrict_trace", "leaf_function"):
+                return marker
+            definition = target.definition
+            if (
+                isinstance(node, cst.Decorator)
+                and isinstance(definition, (cst.FunctionDef, cst.ClassDef))
+                and target.registration.form is Form.DECORATOR
+                and list(definition.decorators).index(node) < target.registration.decorator_index
+            ):
+                return marker
+        return None
+
     def captures(self) -> Iterator[Capture]:
-        """Every capture of every registered body (and the helpers it calls), each body once."""
+        """Every capture of every honoured body (and the helpers it calls), each body once."""
         seen: set[tuple[cst.CSTNode, bool]] = set()
         registered = frozenset(body.node for target in self.targets for body in target.bodies)
-        for target in self.targets:
+        for target in self.honoured_targets:
             for body in target.bodies:
                 key = (body.node, body.bound_self)
                 if key in seen:

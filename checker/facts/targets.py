@@ -252,7 +252,8 @@ class TargetResolver:
         if kind is Kind.PARTIAL:
             return Target(registration, TargetKind.PARTIAL, expr, display, inferred.why)
         if kind in (Kind.IMMUTABLE, Kind.NONE, Kind.MUTABLE, Kind.TENSOR, Kind.TENSOR_CONTAINER, Kind.NDARRAY):
-            return Target(registration, TargetKind.NOT_CALLABLE, expr, display, f"{kind.value} ({inferred.why})")
+            what = "None" if kind is Kind.NONE else f"a {kind.value}"
+            return Target(registration, TargetKind.NOT_CALLABLE, expr, display, what)
         return Target(registration, TargetKind.UNRESOLVED, expr, display)
 
     def _method_by_name(self, registration: Registration, expr: cst.BaseExpression,

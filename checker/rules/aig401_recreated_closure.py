@@ -18,7 +18,8 @@ class RecreatedClosure(Rule):
     Reports a registration whose target is a nested `def` or a `lambda` created inside
     a function (a factory, `__init__`, `forward`) that reads variables of the function
     that creates it, directly or through default values. A nested function that closes
-    over nothing behaves the same however often it is re-created and is not reported.
+    over nothing behaves the same however often it is re-created and is not reported,
+    nor is a registration that another marker overrides (AIG406 reports that).
 
     ## Why is this bad?
     Dynamo guards the call on the function's `__code__`, not on the function object.
@@ -95,7 +96,7 @@ class RecreatedClosure(Rule):
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
-        for target in facts.targets:
+        for target in facts.honoured_targets:
             if not target.created_in_function:
                 continue
             names = facts.closure_names(target)

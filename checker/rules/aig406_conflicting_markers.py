@@ -23,8 +23,11 @@ class ConflictingMarkers(Rule):
     unopened (`allow_in_graph`), trace it non-strictly (`nonstrict_trace`), run the
     real function eagerly (`leaf_function`), forbid it in graphs (`disallow_in_graph`),
     or skip compiling it (`disable`). Which one wins depends on the order of
-    application and on torch internals, so the code does not say what it does
-    (evidence: `evidence/dynamo/FINDINGS.md`, conflicting markers;
+    application and on torch internals, so the code does not say what it does: a
+    `disable` applied above `@allow_in_graph` makes the registration dead, one applied
+    below it is silently defeated under `aot_eager` and `inductor`, and
+    `nonstrict_trace` or `leaf_function` win in either order. Where the winner is clear,
+    aigcheck does not judge the dead registration's body (evidence: `evidence/dynamo/FINDINGS.md`, conflicting markers;
     `shared/evidence/dynamo/FINDINGS.md` section 9 for how the markers differ).
 
     ## Example
@@ -81,6 +84,18 @@ class ConflictingMarkers(Rule):
         @torch.compiler.disable
         def logged(x):
             print(x)
+        """,
+    )
+    invalid = invalid + (
+        """
+        import torch
+
+        def make(k):
+            @torch.compiler.disable
+            @torch.compiler.allow_in_graph  # AIG406
+            def dead(x):
+                return x * k  # dead registration: its body is not judged
+            return dead
         """,
     )
 
