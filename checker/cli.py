@@ -10,6 +10,7 @@ parseable. The checked tree is only ever read.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -56,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args)
     except (UsageError, SelectionError, MissingPathError) as error:
         _write(sys.stderr, f"{PROG}: error: {error}\n")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (``aigcheck . | head``): not worth a traceback. Point
+        # stdout at devnull so that the interpreter's final flush does not fail again.
+        _silence_stdout()
         return EXIT_ERROR
 
 
@@ -214,6 +220,14 @@ def _source_lines(findings: Iterable[Finding], origins: dict[str, str | bytes]) 
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
             continue  # AIG900 files: the finding already says why; no excerpt.
     return lines
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file descriptor (captured output): nothing will flush to it
 
 
 def _is_tty(stream: TextIO) -> bool:

@@ -110,6 +110,17 @@ def discover(
     return _Walker(patterns, stdin_filename).run(paths)
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """A directory still to list. ``ancestors`` maps the id of each directory above
+    it (itself included) to its shown path: a link to one of them is a loop, while a
+    link to any other directory already walked is merely a second route."""
+
+    directory: str
+    relative: str
+    ancestors: dict[_DirId, str]
+
+
 class _Walker:
     """The state of one discovery: what has been yielded and walked so far."""
 
@@ -142,45 +153,53 @@ class _Walker:
             return
         self._walked_dirs.add(root_id)
         shown_root = _display(root)
-        # An explicit stack rather than recursion: a deep tree must not hit the
-        # recursion limit. Each frame carries its ancestors (id to shown path), which
-        # is what tells a loop (a link back up the tree) from a mere second route.
-        stack: list[tuple[str, str, dict[_DirId, str]]] = [(root, "", {root_id: shown_root})]
+        # An explicit stack rather than recursion, so that a deep tree cannot hit the
+        # recursion limit. It holds what is still to do, nearest last: a directory to
+        # list, or an item to yield. Pushing a directory's entries in
+        # reverse name order makes files and subdirectories come out interleaved by
+        # name, depth first, which is the order of the sorted path components.
+        stack: list[_Frame | Source | DiscoveryProblem] = [_Frame(root, "", {root_id: shown_root})]
         while stack:
-            directory, relative, ancestors = stack.pop()
-            try:
-                entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
-            except OSError as error:
-                shown = _join(shown_root, relative) or "."
-                yield DiscoveryProblem(shown, f"cannot read the directory: {_reason(error)}")
+            task = stack.pop()
+            if isinstance(task, DiscoveryProblem):
+                yield task
+            elif isinstance(task, Source):
+                # Checked when yielded, so a file reached twice keeps its first name.
+                if task.path is not None and self._first_time(task.path):
+                    yield task
+            else:
+                stack.extend(reversed(list(self._list(task, shown_root))))
+
+    def _list(self, frame: _Frame, shown_root: str) -> Iterator[_Frame | Source | DiscoveryProblem]:
+        """The entries of one directory to walk or yield, in name order."""
+        try:
+            entries = sorted(os.scandir(frame.directory), key=lambda entry: entry.name)
+        except OSError as error:
+            shown = _join(shown_root, frame.relative) or "."
+            yield DiscoveryProblem(shown, f"cannot read the directory: {_reason(error)}")
+            return
+        for entry in entries:
+            relative = _join(frame.relative, entry.name)
+            shown = _join(shown_root, relative)
+            if self._excluded(entry.name, relative, shown):
                 continue
-            subdirectories: list[tuple[str, str, dict[_DirId, str]]] = []
-            for entry in entries:
-                entry_relative = _join(relative, entry.name)
-                shown = _join(shown_root, entry_relative)
-                if self._excluded(entry.name, entry_relative, shown):
+            if _is_dir(entry):
+                entry_id = _dir_id(entry.path)
+                if entry_id is None:
                     continue
-                if _is_dir(entry):
-                    entry_id = _dir_id(entry.path)
-                    if entry_id is None:
-                        continue
-                    if entry_id in ancestors:
-                        yield DiscoveryProblem(
-                            shown,
-                            f"symbolic link loop: it leads back to '{ancestors[entry_id]}', "
-                            "which contains it; not followed",
-                        )
-                    elif entry_id not in self._walked_dirs:
-                        self._walked_dirs.add(entry_id)
-                        subdirectories.append((entry.path, entry_relative, {**ancestors, entry_id: shown}))
-                elif entry.name.endswith(".py"):
-                    problem = _not_a_file(entry, shown)
-                    if problem is not None:
-                        yield problem
-                    elif self._first_time(entry.path):
-                        yield Source(entry.path, shown)
-            # Reversed so that popping walks the subdirectories in name order.
-            stack.extend(reversed(subdirectories))
+                if entry_id in frame.ancestors:
+                    yield DiscoveryProblem(
+                        shown,
+                        f"symbolic link loop: it leads back to '{frame.ancestors[entry_id]}', "
+                        "which contains it; not followed",
+                    )
+                elif entry_id not in self._walked_dirs:
+                    # Marked when queued rather than when listed, so that a second
+                    # link to the same directory is not queued as well.
+                    self._walked_dirs.add(entry_id)
+                    yield _Frame(entry.path, relative, {**frame.ancestors, entry_id: shown})
+            elif entry.name.endswith(".py"):
+                yield _not_a_file(entry, shown) or Source(entry.path, shown)
 
     def _excluded(self, name: str, relative: str, shown: str) -> bool:
         if name in DEFAULT_EXCLUDES:

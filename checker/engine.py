@@ -9,10 +9,6 @@ exit 2 without losing the other files' findings.
 
 from __future__ import annotations
 
-import ast
-import io
-import re
-import tokenize
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,12 +18,16 @@ from checker.findings import Finding, Severity
 from checker.noqa import NoqaIndex
 from checker.rules import Rule
 from checker.rules.aig900_parse_error import ParseError
-
-#: A file that does not contain this text cannot register anything.
-PREFILTER = b"allow_in_graph"
-#: Files larger than this are reported (AIG900) rather than parsed.
-MAX_FILE_BYTES = 8 * 1024 * 1024
-
+from checker.source import (
+    MAX_FILE_BYTES,
+    PREFILTER,
+    Unanalysable,
+    decode_source,
+    python_gate,
+    read_candidate,
+    syntax_error,
+    too_large,
+)
 
 @dataclass(frozen=True)
 class FileReport:
@@ -43,12 +43,12 @@ class FileReport:
 def check_path(path: Path, rules: Sequence[Rule], display_path: str | None = None) -> FileReport:
     """Check one file on disk; unreadable files become AIG900."""
     shown = display_path or str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        return _unanalysable(shown, rules, f"cannot read the file: {reason}")
-    return check_source(data, shown, rules)
+    candidate = read_candidate(path)
+    if candidate is None:
+        return FileReport(shown)
+    if isinstance(candidate, Unanalysable):
+        return _unanalysable(shown, rules, candidate)
+    return check_source(candidate, shown, rules)
 
 
 def check_source(data: bytes, path: str, rules: Sequence[Rule]) -> FileReport:
@@ -56,28 +56,17 @@ def check_source(data: bytes, path: str, rules: Sequence[Rule]) -> FileReport:
     if PREFILTER not in data:
         return FileReport(path)
     if len(data) > MAX_FILE_BYTES:
-        size = len(data) / (1024 * 1024)
-        limit = MAX_FILE_BYTES // (1024 * 1024)
-        return _unanalysable(
-            path, rules, f"the file is {size:.1f} MiB, larger than the {limit} MiB analysis limit; it was not checked"
-        )
+        return _unanalysable(path, rules, too_large(len(data)))
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return _unanalysable(path, rules, f"cannot decode the file: {error}")
+        return _unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
         return _check_text(text, path, rules)
     except RecursionError:
-        return _unanalysable(path, rules, "the file is nested too deeply to analyse")
+        return _unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return FileReport(path, internal_error=traceback.format_exc())
-
-
-def decode_source(data: bytes) -> str:
-    """Decode like the interpreter does: BOM, then a PEP 263 cookie, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
@@ -86,11 +75,13 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
     from checker.facts.module import ModuleFacts
     from checker.positions import locate
 
+    gate = python_gate(text)
+    if gate.refused is not None:
+        return _unanalysable(path, rules, gate.refused)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        message, line, column = _syntax_error(text, error)
-        return _unanalysable(path, rules, f"syntax error: {message}", line, column)
+        return _unanalysable(path, rules, syntax_error(gate, error))
     facts = ModuleFacts(module, path)
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not raw:
@@ -109,34 +100,13 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
             suppressed += 1
         else:
             findings.add(finding)
-    return FileReport(path, tuple(sorted(findings)), parsed=True, suppressed=suppressed)
+    return FileReport(path, tuple(sorted(findings, key=Finding.sort_key)), parsed=True, suppressed=suppressed)
 
 
-def _syntax_error(text: str, error: Exception) -> tuple[str, int, int]:
-    """Message and 1-based position of a syntax error, in the interpreter's words when it agrees.
-
-    libcst's reported position can be a line late; CPython's parser pinpoints the
-    token. Syntax newer than this interpreter fails only in libcst, so its own
-    message is the fallback.
-    """
-    try:
-        ast.parse(text)
-    except SyntaxError as python_error:
-        if python_error.lineno is not None:
-            return python_error.msg, python_error.lineno, python_error.offset or 1
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    message = str(getattr(error, "message", error)).strip()
-    match = re.search(r"error at (\d+):(\d+)", message)
-    if match:
-        return message, int(match.group(1)), int(match.group(2))
-    return message, getattr(error, "editor_line", 1), getattr(error, "editor_column", 1)
-
-
-def _unanalysable(path: str, rules: Sequence[Rule], reason: str, line: int = 1, column: int = 1) -> FileReport:
+def _unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:
     if not any(isinstance(rule, ParseError) for rule in rules):
         return FileReport(path)
     finding = Finding(
-        path, line, column, line, column, ParseError.code, ParseError.name, Severity.ERROR, f"{reason}"
+        path, why.line, why.column, why.line, why.column, ParseError.code, ParseError.name, Severity.ERROR, why.reason
     )
     return FileReport(path, (finding,))

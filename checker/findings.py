@@ -27,7 +27,7 @@ class Severity(enum.Enum):
 _RANKS = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Finding:
     """One contract violation at one place. Lines and columns are 1-based."""
 
@@ -40,6 +40,10 @@ class Finding:
     name: str
     severity: Severity
     message: str
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        """Reporting order: by place, then code, then message."""
+        return (self.path, self.line, self.column, self.code, self.message)
 
     def as_dict(self) -> dict[str, object]:
         return {

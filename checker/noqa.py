@@ -13,7 +13,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-_NOQA = re.compile(r"#\s*noqa(?P<colon>\s*:\s*(?P<codes>[\w\-]+(?:[\s,]+[\w\-]+)*))?", re.IGNORECASE)
+_NOQA = re.compile(r"#\s*noqa\b(?P<colon>\s*:\s*(?P<codes>[\w\-]+(?:[\s,]+[\w\-]+)*))?", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[\s,]+")
 
 #: Suppresses every finding on its line.

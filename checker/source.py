@@ -1,0 +1,117 @@
+"""Turning a file into text libcst can safely parse, or a reason it cannot.
+
+Everything here happens before libcst sees the file: reading (with the size checked
+first, so a multi-GB file is never loaded), the text pre-filter, decoding the way the
+interpreter does, and a gate through CPython's own parser. The gate exists because
+libcst's native parser crashes the process (SIGSEGV) on a few thousand levels of
+nesting and is quadratic on long operator chains, while CPython rejects those inputs
+cheaply and with a precise message.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+#: A file that does not contain this text cannot register anything.
+PREFILTER = b"allow_in_graph"
+#: Files larger than this are reported (AIG900) rather than parsed.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Unanalysable:
+    """Why a file cannot be analysed, and where (1-based)."""
+
+    reason: str
+    line: int = 1
+    column: int = 1
+
+
+def read_candidate(path: Path) -> bytes | Unanalysable | None:
+    """The bytes of a file that may register something, None if it cannot, or why it is unreadable."""
+    try:
+        size = path.stat().st_size
+        if size <= MAX_FILE_BYTES:
+            data = path.read_bytes()
+            return data if PREFILTER in data else None
+        if not _mentions_prefilter(path):
+            return None
+    except OSError as error:
+        return Unanalysable(f"cannot read the file: {error.strerror or type(error).__name__}")
+    return too_large(size)
+
+
+def too_large(size: int) -> Unanalysable:
+    limit = MAX_FILE_BYTES // (1024 * 1024)
+    return Unanalysable(
+        f"the file is {size / (1024 * 1024):.1f} MiB, larger than the {limit} MiB analysis limit; it was not checked"
+    )
+
+
+def _mentions_prefilter(path: Path) -> bool:
+    """Scan a large file in chunks, never holding it whole."""
+    overlap = len(PREFILTER) - 1
+    tail = b""
+    with path.open("rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            if PREFILTER in tail + chunk:
+                return True
+            tail = chunk[-overlap:]
+    return False
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like the interpreter does: BOM, then a PEP 263 cookie, else UTF-8."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+@dataclass(frozen=True)
+class Gate:
+    """CPython's verdict: ``refused`` stops the file; ``syntax`` is kept for messages."""
+
+    refused: Unanalysable | None = None
+    syntax: SyntaxError | None = None
+
+
+def python_gate(text: str) -> Gate:
+    """Let CPython's parser refuse what would crash or stall libcst.
+
+    A plain syntax error is not final: the file may use syntax newer than this
+    interpreter, which libcst parses.
+    """
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        if error.msg.startswith("too many nested"):
+            return Gate(refused=Unanalysable(f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1))
+        return Gate(syntax=error)
+    except (RecursionError, MemoryError):
+        return Gate(refused=Unanalysable("the file is nested too deeply to analyse (thousands of levels)"))
+    except ValueError as error:  # e.g. NUL bytes
+        return Gate(refused=Unanalysable(f"cannot parse the file: {error}"))
+    return Gate()
+
+
+def syntax_error(gate: Gate, libcst_error: Exception) -> Unanalysable:
+    """A syntax error in the interpreter's words when it has some, else libcst's.
+
+    libcst's reported position can be a line late; CPython's parser pinpoints the token.
+    """
+    python_error = gate.syntax
+    if python_error is not None and python_error.lineno is not None:
+        return Unanalysable(f"syntax error: {python_error.msg}", python_error.lineno, python_error.offset or 1)
+    message = str(getattr(libcst_error, "message", libcst_error)).strip()
+    match = re.search(r"error at (\d+):(\d+)", message)
+    if match:
+        return Unanalysable(f"syntax error: {message}", int(match.group(1)), int(match.group(2)))
+    line = getattr(libcst_error, "editor_line", 1)
+    column = getattr(libcst_error, "editor_column", 1)
+    return Unanalysable(f"syntax error: {message}", line, column)
