@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import Target, TargetKind
 from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
-def _why(target: Target) -> str | None:
-    """Why torch will not honour this registration, or None when it will."""
+def _why(target: Target) -> str | tuple[str | cst.CSTNode, ...] | None:
+    """Why torch will not honour this registration (message parts), or None when it will."""
     kind = target.kind
     if kind is TargetKind.BOUND_METHOD and target.detail == "discarded":
         return (
@@ -21,9 +23,11 @@ def _why(target: Target) -> str | None:
         )
     if kind is TargetKind.BOUND_METHOD and target.detail == "bypassed":
         return (
-            f"keeps the registered bound method {target.display}, but the class also calls {target.display}(...), "
-            "which looks the method up afresh and is traced as usual; call the kept object instead, or assign "
-            "it back to the method's own name (self.meth = allow_in_graph(self.meth))"
+            f"keeps the registered bound method {target.display}, but the class also calls {target.display}(...) "
+            "(line ",
+            target.related,  # type: ignore[return-value]
+            "), which looks the method up afresh and is traced as usual; call the kept object instead, or assign "
+            "it back to the method's own name (self.meth = allow_in_graph(self.meth))",
         )
     if kind is TargetKind.METHOD:
         return (
@@ -203,5 +207,5 @@ class IneffectiveRegistration(Rule):
             why = _why(target)
             if why is None:
                 continue
-            cited = (" (line ", target.related, ")") if target.related is not None else ()
-            yield report(target.node, f"{target.registration.spelling}: {why}", *cited)
+            parts = (why,) if isinstance(why, str) else why
+            yield report(target.node, f"{target.registration.spelling}: ", *parts)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import libcst as cst
-
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import TargetKind
 from checker.findings import Severity
@@ -91,7 +89,7 @@ class NotCallable(Rule):
                     target.node,
                     f"{target.registration.spelling}: registers {target.display}, {target.detail}; "
                     f"allow_in_graph raises '{target.error}' when this runs; ",
-                    "put @staticmethod above @allow_in_graph, or register a module-level function"
-                    if isinstance(target.definition, cst.FunctionDef)
-                    else "register the function itself",
+                    "put @staticmethod above @allow_in_graph"
+                    if target.detail.startswith("a staticmethod")
+                    else "register a module-level function instead",
                 )
