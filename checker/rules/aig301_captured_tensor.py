@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from checker.contract import CLAUSE_TEXT, Clause
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
 from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
+_CLAUSE = f"allow_in_graph's contract: {CLAUSE_TEXT[Clause.CAPTURES]}"
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
 
 
@@ -172,6 +174,6 @@ class CapturedTensor(Rule):
                 *capture.lead(),
                 f"reads {what} '{capture.name}' from {capture.origin}",
                 *where,
-                f"; allow_in_graph requires every tensor to be an argument, and compiling fails with "
-                f"'Please convert all Tensors to FakeTensors first'; pass '{capture.name}' as an argument",
+                f"; {_CLAUSE}, and compiling fails with 'Please convert all Tensors to FakeTensors first'; "
+                f"pass '{capture.name}' as an argument",
             )
