@@ -119,9 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="show the source line under each finding (default: on for a terminal)",
     )
     source.add_argument("--no-show-source", dest="show_source", action="store_false")
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print findings only: no summary line and no notes"
-    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print findings only: no summary line and no notes")
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     parser.add_argument("--explain", metavar="CODE", help="show a rule's documentation (code or name) and exit")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -137,7 +135,7 @@ def list_rules() -> str:
     header = ("CODE", "NAME", "SEVERITY", "SUMMARY")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3]
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3]
         for row in [header, *rows]
     ]
     return "\n".join(line.rstrip() for line in lines) + "\n"

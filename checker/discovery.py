@@ -205,9 +205,7 @@ class _Walker:
         if name in DEFAULT_EXCLUDES:
             return True
         return any(
-            fnmatchcase(candidate, pattern)
-            for pattern in self._patterns
-            for candidate in (name, relative, shown)
+            fnmatchcase(candidate, pattern) for pattern in self._patterns for candidate in (name, relative, shown)
         )
 
     def _first_time(self, path: str) -> bool:

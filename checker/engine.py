@@ -29,6 +29,7 @@ from checker.source import (
     too_large,
 )
 
+
 @dataclass(frozen=True)
 class FileReport:
     """What checking one file produced."""
@@ -93,7 +94,14 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
     for rule, report in raw:
         (line, column), (end_line, end_column) = spans[report.node]
         finding = Finding(
-            path, line, column, end_line, end_column, rule.code, rule.name, rule.severity,
+            path,
+            line,
+            column,
+            end_line,
+            end_column,
+            rule.code,
+            rule.name,
+            rule.severity,
             report.render(lambda node: spans[node][0][0]),
         )
         if noqa.suppresses(line, rule.code, rule.name):

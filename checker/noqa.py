@@ -51,4 +51,4 @@ def _comments(text: str) -> list[tuple[int, str]]:
     except (tokenize.TokenError, SyntaxError):
         # Syntax newer than this interpreter can still be commented: fall back to
         # lines, accepting that a "# noqa" inside a string would count.
-        return [(number, line[line.index("#"):]) for number, line in enumerate(text.splitlines(), 1) if "#" in line]
+        return [(number, line[line.index("#") :]) for number, line in enumerate(text.splitlines(), 1) if "#" in line]

@@ -121,4 +121,3 @@ class Catalogue:
         listing = ", ".join(sorted(entries))
         forms = "a code, a rule name or a code prefix such as AIG3" if prefixes else "a code or a rule name"
         return f"use {forms}; valid rules: {listing}"
-

@@ -33,10 +33,10 @@ def _returns(functions: list[ast.FunctionDef]) -> dict[str, set[str]]:
 
 def _classify(returns: dict[str, set[str]]) -> tuple[list[str], list[str]]:
     tensors, sequences = [], []
-    for name, annotations in sorted(returns.items()):
-        if annotations == {"Tensor"}:
+    for name, kinds in sorted(returns.items()):
+        if kinds == {"Tensor"}:
             tensors.append(name)
-        elif all(a.startswith(("tuple[Tensor", "list[Tensor", "Sequence[Tensor")) for a in annotations):
+        elif all(a.startswith(("tuple[Tensor", "list[Tensor", "Sequence[Tensor")) for a in kinds):
             sequences.append(name)
     return tensors, sequences
 

@@ -175,7 +175,14 @@ class CaptureFinder:
             return None
         change, change_node = self._change(read.name, owner, bindings)
         return Capture(
-            body, read.node, read.name, origin, inferred, first, _laundering(read.node, parents), change,
+            body,
+            read.node,
+            read.name,
+            origin,
+            inferred,
+            first,
+            _laundering(read.node, parents),
+            change,
             change_node,
         )
 
@@ -198,8 +205,16 @@ class CaptureFinder:
         laundering = _laundering(parent, parents)
         if inferred.kind.is_tensor_like:
             return Capture(body, parent, name, f"a {model.name} object", inferred, None, laundering)
-        return Capture(body, parent, name, f"a {model.name} object", inferred, None, laundering,
-                       "it is an object attribute, which can be reassigned at any time")
+        return Capture(
+            body,
+            parent,
+            name,
+            f"a {model.name} object",
+            inferred,
+            None,
+            laundering,
+            "it is an object attribute, which can be reassigned at any time",
+        )
 
     def _defaults(self, body: Body) -> list[Capture]:
         params = all_params(body.node.params)

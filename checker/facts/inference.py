@@ -132,7 +132,9 @@ class Inference:
         owner = self.tree.owner(scope, name)
         if owner is None:
             return _builtin(name)
-        bindings = [b for b in owner.bindings.get(name, []) if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED)]
+        bindings = [
+            b for b in owner.bindings.get(name, []) if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED)
+        ]
         return join(self.binding_kind(b) for b in bindings) if bindings else UNKNOWN
 
     def binding_kind(self, binding: Binding) -> Inferred:

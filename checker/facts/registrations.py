@@ -154,13 +154,18 @@ def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registra
     return found
 
 
-def _inside_wrapper_forwarding(argument: cst.BaseExpression, scope: Scope, tree: ScopeTree, registrars: Registrars) -> bool:
+def _inside_wrapper_forwarding(
+    argument: cst.BaseExpression, scope: Scope, tree: ScopeTree, registrars: Registrars
+) -> bool:
     """The ``allow_in_graph(fn)`` inside a wrapper registers the wrapper's caller's target, not ``fn``."""
     if not isinstance(argument, cst.Name):
         return False
     owner = tree.owner(scope, argument.value)
-    return owner is not None and isinstance(owner.node, cst.FunctionDef) and owner.node in registrars.wrappers and any(
-        b.kind is BindingKind.PARAMETER for b in owner.bindings.get(argument.value, [])
+    return (
+        owner is not None
+        and isinstance(owner.node, cst.FunctionDef)
+        and owner.node in registrars.wrappers
+        and any(b.kind is BindingKind.PARAMETER for b in owner.bindings.get(argument.value, []))
     )
 
 

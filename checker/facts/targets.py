@@ -71,8 +71,11 @@ class Target:
         """A def or lambda evaluated inside a function: each call makes a new one."""
         if self.definition is None or isinstance(self.definition, cst.ClassDef):
             return False
-        return any(body.scope.parent is not None and body.scope.parent.enclosing_function() is not None
-                   for body in self.bodies if body.node is self.definition)
+        return any(
+            body.scope.parent is not None and body.scope.parent.enclosing_function() is not None
+            for body in self.bodies
+            if body.node is self.definition
+        )
 
 
 class TargetResolver:
@@ -98,19 +101,31 @@ class TargetResolver:
         in_class = body.parent is not None and body.parent.kind is ScopeKind.CLASS
         if not in_class:
             return self._function(registration, definition, name)
-        applied_first = definition.decorators[registration.decorator_index + 1:]
+        applied_first = definition.decorators[registration.decorator_index + 1 :]
         applied_after = definition.decorators[: registration.decorator_index]
         below = self._decorator_names(applied_first, registration.scope)
         above = self._decorator_names(applied_after, registration.scope)
         display = f"{body.parent.name}.{name}"
         if below & {"builtins.classmethod", "builtins.property"}:
             wrapped = "classmethod" if "builtins.classmethod" in below else "property"
-            return Target(registration, TargetKind.NOT_CALLABLE, registration.site, display,
-                          f"a {wrapped} object, which is not callable", definition)
+            return Target(
+                registration,
+                TargetKind.NOT_CALLABLE,
+                registration.site,
+                display,
+                f"a {wrapped} object, which is not callable",
+                definition,
+            )
         if "builtins.staticmethod" in below:
-            return Target(registration, TargetKind.NOT_CALLABLE, registration.site, display,
-                          "a staticmethod object, which cannot be weakly referenced", definition,
-                          error="TypeError: cannot create weak reference to 'staticmethod' object")
+            return Target(
+                registration,
+                TargetKind.NOT_CALLABLE,
+                registration.site,
+                display,
+                "a staticmethod object, which cannot be weakly referenced",
+                definition,
+                error="TypeError: cannot create weak reference to 'staticmethod' object",
+            )
         if "builtins.staticmethod" in above:
             return self._function(registration, definition, display, TargetKind.STATICMETHOD)
         if "builtins.classmethod" in above:
@@ -206,8 +221,7 @@ class TargetResolver:
             return Target(registration, TargetKind.BOUND_METHOD, expr, display, "discarded", definition)
         bypass = self._direct_call(registration, expr, model)
         if bypass is not None:
-            return Target(registration, TargetKind.BOUND_METHOD, expr, display, "bypassed", definition,
-                          related=bypass)
+            return Target(registration, TargetKind.BOUND_METHOD, expr, display, "bypassed", definition, related=bypass)
         return self._function(registration, definition, display, TargetKind.BOUND_METHOD, node=expr, bound_self=True)
 
     def _direct_call(self, registration: Registration, expr: cst.Attribute, model: ClassModel) -> cst.Call | None:
@@ -256,8 +270,13 @@ class TargetResolver:
             return Target(registration, TargetKind.NOT_CALLABLE, expr, display, what)
         return Target(registration, TargetKind.UNRESOLVED, expr, display)
 
-    def _method_by_name(self, registration: Registration, expr: cst.BaseExpression,
-                        definition: cst.FunctionDef | cst.Lambda, display: str) -> Target:
+    def _method_by_name(
+        self,
+        registration: Registration,
+        expr: cst.BaseExpression,
+        definition: cst.FunctionDef | cst.Lambda,
+        display: str,
+    ) -> Target:
         """``meth`` named inside its own class body, e.g. ``meth = allow_in_graph(meth)``."""
         assert isinstance(definition, cst.FunctionDef)
         decorators = self._decorator_names(definition.decorators, registration.scope)
@@ -267,21 +286,30 @@ class TargetResolver:
             return Target(registration, TargetKind.CLASSMETHOD, expr, display, "", definition)
         return Target(registration, TargetKind.METHOD, expr, display, "", definition)
 
-    def _instance(self, registration: Registration, expr: cst.BaseExpression, model: ClassModel, display: str) -> Target:
+    def _instance(
+        self, registration: Registration, expr: cst.BaseExpression, model: ClassModel, display: str
+    ) -> Target:
         if model.is_module:
             return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, f"an instance of {model.name}")
         if not model.defines_call:
-            return Target(registration, TargetKind.NOT_CALLABLE, expr, display,
-                          f"an instance of {model.name}, which defines no __call__")
+            return Target(
+                registration,
+                TargetKind.NOT_CALLABLE,
+                expr,
+                display,
+                f"an instance of {model.name}, which defines no __call__",
+            )
         if not model.hashable:
             return Target(registration, TargetKind.UNHASHABLE_INSTANCE, expr, display, f"an instance of {model.name}")
         if model.assigns("__name__"):
             # Dynamo only fails for want of __name__ (evidence/dynamo/exp_named_callable_instance.py).
-            return Target(registration, TargetKind.NAMED_INSTANCE, expr, display, f"an instance of {model.name}",
-                          model.node)
+            return Target(
+                registration, TargetKind.NAMED_INSTANCE, expr, display, f"an instance of {model.name}", model.node
+            )
         # Dynamo fails on the call itself (evidence section 5), so the body is not judged.
-        return Target(registration, TargetKind.CALLABLE_INSTANCE, expr, display, f"an instance of {model.name}",
-                      model.node)
+        return Target(
+            registration, TargetKind.CALLABLE_INSTANCE, expr, display, f"an instance of {model.name}", model.node
+        )
 
     def _class(self, registration: Registration, definition: cst.ClassDef, node: cst.CSTNode) -> Target:
         model = self.inference.class_model(definition)

@@ -27,6 +27,10 @@ class RenderOptions:
     summary: bool = True
 
 
+#: The defaults, shared so that a default argument never builds a new object.
+DEFAULT_OPTIONS = RenderOptions()
+
+
 class Reporter(Protocol):
     """A function from findings to the complete output of one run."""
 

@@ -11,10 +11,10 @@ import json
 from collections.abc import Iterable
 
 from checker.findings import Finding
-from checker.reporters.base import RenderOptions, ordered
+from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, ordered
 
 
-def render(findings: Iterable[Finding], options: RenderOptions = RenderOptions(), /) -> str:
+def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS, /) -> str:
     """The findings as a JSON array, indented by two spaces, ending in a newline."""
     # ensure_ascii keeps the output valid whatever the terminal's encoding, and
     # escapes paths that are not valid Unicode instead of failing on them.

@@ -12,14 +12,14 @@ import re
 from collections.abc import Iterable, Sequence
 
 from checker.findings import Finding, Severity
-from checker.reporters.base import RenderOptions, ordered
+from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, ordered
 
 # Python ends lines with \n, \r\n or \r only; str.splitlines() also splits on form
 # feeds and other separators, which would shift every later line number.
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def render(findings: Iterable[Finding], options: RenderOptions = RenderOptions(), /) -> str:
+def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS, /) -> str:
     """The findings as text, ending in a newline (or empty when there is nothing to say)."""
     findings = ordered(findings)
     out: list[str] = []
@@ -38,8 +38,7 @@ def render(findings: Iterable[Finding], options: RenderOptions = RenderOptions()
 def format_finding(finding: Finding) -> str:
     """``path:line:col: CODE [severity] message``."""
     return (
-        f"{finding.path}:{finding.line}:{finding.column}: "
-        f"{finding.code} [{finding.severity.value}] {finding.message}"
+        f"{finding.path}:{finding.line}:{finding.column}: {finding.code} [{finding.severity.value}] {finding.message}"
     )
 
 
@@ -56,10 +55,7 @@ def summary(findings: Sequence[Finding]) -> str:
         if counts[severity]
     ]
     files = len({finding.path for finding in findings})
-    return (
-        f"Found {_count(len(findings), 'finding')} ({', '.join(parts)}) "
-        f"in {_count(files, 'file')}."
-    )
+    return f"Found {_count(len(findings), 'finding')} ({', '.join(parts)}) in {_count(files, 'file')}."
 
 
 def split_lines(text: str) -> list[str]:

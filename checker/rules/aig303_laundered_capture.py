@@ -94,8 +94,7 @@ class LaunderedCapture(Rule):
             yield report(
                 capture.node,
                 *capture.lead(),
-                f"uses {capture.laundering} of captured tensor '{capture.name}' "
-                f"from {capture.origin}",
+                f"uses {capture.laundering} of captured tensor '{capture.name}' from {capture.origin}",
                 *where,
                 f"; {effect}; pass '{capture.name}' (or the value) as an argument",
             )

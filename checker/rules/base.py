@@ -76,9 +76,7 @@ class Rule:
     @classmethod
     def all_examples(cls) -> tuple[list[str], list[str]]:
         invalid, valid = cls.doc_examples()
-        return invalid + [inspect.cleandoc(s) for s in cls.invalid], valid + [
-            inspect.cleandoc(s) for s in cls.valid
-        ]
+        return invalid + [inspect.cleandoc(s) for s in cls.invalid], valid + [inspect.cleandoc(s) for s in cls.valid]
 
 
 _SECTION = re.compile(r"^## (.+)$", re.MULTILINE)
@@ -87,7 +85,7 @@ _CODE_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 def _sections(doc: str) -> dict[str, str]:
     parts = _SECTION.split(doc)
-    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2])}
+    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 def _code_blocks(text: str) -> list[str]:

@@ -78,9 +78,7 @@ class TestEncodings:
     @pytest.mark.parametrize(
         "data",
         [
-            pytest.param(
-                b"# -*- coding: latin-1 -*-\n# allow_in_graph\nname = 'caf\xe9'\n", id="latin1-with-cookie"
-            ),
+            pytest.param(b"# -*- coding: latin-1 -*-\n# allow_in_graph\nname = 'caf\xe9'\n", id="latin1-with-cookie"),
             pytest.param(b"\xef\xbb\xbf# allow_in_graph\nname = 'caf\xc3\xa9'\n", id="utf8-bom"),
             pytest.param(b"# allow_in_graph\r\nx = 1\r\n", id="crlf"),
             pytest.param(b"# allow_in_graph\rx = 1\r", id="cr-only"),
@@ -129,7 +127,7 @@ class TestSyntax:
             pytest.param("type X = int\n", id="type-alias-statement"),
             pytest.param("@torch.compiler.allow_in_graph\ndef f[T](x: T) -> T:\n    return x\n", id="generic-function"),
             pytest.param("class Box[T]:\n    item: T\n", id="generic-class"),
-            pytest.param("name = f\"{d['a'] + f\"{x}\"}\"\n", id="nested-f-string-quotes"),
+            pytest.param('name = f"{d[\'a\'] + f"{x}"}"\n', id="nested-f-string-quotes"),
         ],
     )
     def test_newer_python_syntax_is_not_a_parse_error(self, source: str) -> None:
@@ -167,8 +165,9 @@ class TestFiles:
     ) -> None:
         """The same as chmod 000, by making the read itself fail: CI runs as root."""
         (tmp_path / "locked.py").write_bytes(b"# allow_in_graph\n")
-        (tmp_path / "fine.py").write_bytes(b"import torch\nW = torch.ones(2)\n"
-                                           b"@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n")
+        (tmp_path / "fine.py").write_bytes(
+            b"import torch\nW = torch.ones(2)\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
+        )
         real_read = Path.read_bytes
 
         def read_bytes(path: Path) -> bytes:

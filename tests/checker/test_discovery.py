@@ -213,9 +213,7 @@ def test_a_fifo_named_like_python_is_not_read(tree: Path) -> None:
     ]
 
 
-def test_an_unreadable_directory_is_reported_and_the_walk_goes_on(
-    tree: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_unreadable_directory_is_reported_and_the_walk_goes_on(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     touch(tree, "pkg/a_locked/x.py", "pkg/b.py", "pkg/z/y.py")
     real_scandir = os.scandir
 

@@ -100,14 +100,7 @@ def test_untokenizable_text_falls_back_to_lines() -> None:
 class TestThroughTheEngine:
     """Suppression of a real rule's finding; skipped while AIG301 is not registered."""
 
-    SOURCE = (
-        "import torch\n"
-        "w = torch.ones(3)\n"
-        "\n"
-        "@torch.compiler.allow_in_graph\n"
-        "def f(x):\n"
-        "    return x * w{comment}\n"
-    )
+    SOURCE = "import torch\nw = torch.ones(3)\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * w{comment}\n"
 
     @pytest.fixture(autouse=True)
     def _needs_aig301(self) -> None:

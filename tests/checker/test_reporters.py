@@ -81,8 +81,7 @@ class TestText:
     def test_one_line_per_finding(self) -> None:
         line = text_reporter.format_finding(finding("x.py", 3, 5, end=(3, 10)))
         assert line == (
-            "x.py:3:5: AIG301 [error] scale: reads tensor 'w' from the module scope (line 3); "
-            "pass it as an argument."
+            "x.py:3:5: AIG301 [error] scale: reads tensor 'w' from the module scope (line 3); pass it as an argument."
         )
 
     @pytest.mark.parametrize(

@@ -134,8 +134,9 @@ def test_lists_and_tuples_register_each_element() -> None:
 
 
 def test_strings_and_comments_are_never_registrations() -> None:
-    assert targets(
-        '''
+    assert (
+        targets(
+            '''
         import torch
         # torch.compiler.allow_in_graph(f)
         DOC = "torch.compiler.allow_in_graph(f)"
@@ -143,18 +144,23 @@ def test_strings_and_comments_are_never_registrations() -> None:
             """@torch.compiler.allow_in_graph"""
             return x
         '''
-    ) == []
+        )
+        == []
+    )
 
 
 def test_unrelated_function_named_like_the_api_is_not_a_registration() -> None:
-    assert targets(
-        """
+    assert (
+        targets(
+            """
         def allow_in_graph(fn):
             return fn
         @allow_in_graph
         def f(x): return x
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_decorator_stacks() -> None:
