@@ -50,5 +50,5 @@ def _comments(text: str) -> list[tuple[int, str]]:
         return [(tok.start[0], tok.string) for tok in tokens if tok.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError):
         # Syntax newer than this interpreter can still be commented: fall back to
-        # lines, accepting that a "# noqa" inside a string would count.
+        # lines, accepting that a suppression comment quoted inside a string would count.
         return [(number, line[line.index("#") :]) for number, line in enumerate(text.splitlines(), 1) if "#" in line]
