@@ -10,7 +10,7 @@ from checker.facts.module import ModuleFacts
 from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
-_CLAUSE = f"allow_in_graph's contract: {CLAUSE_TEXT[Clause.CAPTURES]}"
+_CLAUSE = f"the contract says {CLAUSE_TEXT[Clause.CAPTURES]}"
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
 
 
@@ -174,6 +174,6 @@ class CapturedTensor(Rule):
                 *capture.lead(),
                 f"reads {what} '{capture.name}' from {capture.origin}",
                 *where,
-                f"; {_CLAUSE}, and compiling fails with 'Please convert all Tensors to FakeTensors first'; "
+                f"; {_CLAUSE} (compiling fails with 'Please convert all Tensors to FakeTensors first'); "
                 f"pass '{capture.name}' as an argument",
             )
