@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker.findings import Finding, Severity
+from checker.fingerprints import fingerprinted
+from checker.fixes import apply_fixes, source_encoding
 from checker.noqa import NoqaIndex
 from checker.rules import Rule
 from checker.rules.aig900_parse_error import ParseError
+from checker.rules.base import Fix
 from checker.source import (
     MAX_FILE_BYTES,
     PREFILTER,
@@ -39,9 +42,16 @@ class FileReport:
     parsed: bool = False
     internal_error: str | None = None
     suppressed: int = field(default=0, compare=False)
+    #: With ``fix=True``: the source with every fix applied (None when nothing changed),
+    #: the encoding to write it back in, and how many findings the fixes resolved.
+    fixed_source: str | None = None
+    encoding: str = "utf-8"
+    fixed: int = 0
 
 
-def check_path(path: Path, rules: Sequence[Rule], display_path: str | None = None) -> FileReport:
+def check_path(
+    path: Path, rules: Sequence[Rule], display_path: str | None = None, *, fix: bool = False
+) -> FileReport:
     """Check one file on disk; unreadable files become AIG900."""
     shown = display_path or str(path)
     candidate = read_candidate(path)
@@ -49,11 +59,15 @@ def check_path(path: Path, rules: Sequence[Rule], display_path: str | None = Non
         return FileReport(shown)
     if isinstance(candidate, Unanalysable):
         return _unanalysable(shown, rules, candidate)
-    return check_source(candidate, shown, rules)
+    return check_source(candidate, shown, rules, fix=fix)
 
 
-def check_source(data: bytes, path: str, rules: Sequence[Rule]) -> FileReport:
-    """Check the bytes of one Python file, shown as ``path`` in findings."""
+def check_source(data: bytes, path: str, rules: Sequence[Rule], *, fix: bool = False) -> FileReport:
+    """Check the bytes of one Python file, shown as ``path`` in findings.
+
+    With ``fix``, findings whose rule offers a fix are fixed instead of reported, and
+    the fixed source comes back in ``fixed_source``. Nothing is written here.
+    """
     if PREFILTER not in data:
         return FileReport(path)
     if len(data) > MAX_FILE_BYTES:
@@ -63,14 +77,14 @@ def check_source(data: bytes, path: str, rules: Sequence[Rule]) -> FileReport:
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return _unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
-        return _check_text(text, path, rules)
+        return _check_text(text, path, rules, fix)
     except RecursionError:
         return _unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return FileReport(path, internal_error=traceback.format_exc())
 
 
-def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
+def _check_text(text: str, path: str, rules: Sequence[Rule], fix: bool = False) -> FileReport:
     import libcst as cst  # imported lazily: most files never get here
 
     from checker.facts.module import ModuleFacts
@@ -90,6 +104,7 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)])
     noqa = NoqaIndex.from_text(text)
     findings: set[Finding] = set()
+    fixes: list[Fix] = []
     suppressed = 0
     for rule, report in raw:
         (line, column), (end_line, end_column) = spans[report.node]
@@ -106,9 +121,21 @@ def _check_text(text: str, path: str, rules: Sequence[Rule]) -> FileReport:
         )
         if noqa.suppresses(line, rule.code, rule.name):
             suppressed += 1
+        elif fix and report.fix is not None:
+            fixes.append(report.fix)
         else:
             findings.add(finding)
-    return FileReport(path, tuple(sorted(findings, key=Finding.sort_key)), parsed=True, suppressed=suppressed)
+    ordered = sorted(findings, key=Finding.sort_key)
+    fixed_source = apply_fixes(module, fixes) if fixes else None
+    return FileReport(
+        path,
+        tuple(fingerprinted(ordered, text.splitlines())),
+        parsed=True,
+        suppressed=suppressed,
+        fixed_source=fixed_source if fixed_source != text else None,
+        encoding=source_encoding(data_encoding=module.encoding),
+        fixed=len(fixes),
+    )
 
 
 def _unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:
@@ -117,4 +144,4 @@ def _unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileRe
     finding = Finding(
         path, why.line, why.column, why.line, why.column, ParseError.code, ParseError.name, Severity.ERROR, why.reason
     )
-    return FileReport(path, (finding,))
+    return FileReport(path, tuple(fingerprinted([finding], [])))

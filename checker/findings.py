@@ -40,6 +40,8 @@ class Finding:
     name: str
     severity: Severity
     message: str
+    #: Identifies the finding across unrelated edits (line shifts): see ``checker.fingerprints``.
+    fingerprint: str = ""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """Reporting order: by place, then code, then message."""
@@ -56,4 +58,5 @@ class Finding:
             "name": self.name,
             "severity": self.severity.value,
             "message": self.message,
+            "fingerprint": self.fingerprint,
         }

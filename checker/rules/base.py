@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """Replace ``node`` with ``replacement`` (applied only under ``--fix``; shown by ``--diff``)."""
+
+    node: cst.CSTNode
+    replacement: cst.CSTNode
+
+
+@dataclass(frozen=True)
 class Report:
     """A rule's raw finding: the node it points at and a self-contained message.
 
@@ -32,6 +40,7 @@ class Report:
 
     node: cst.CSTNode
     parts: tuple[str | cst.CSTNode, ...]
+    fix: Fix | None = None
 
     @property
     def cited(self) -> list[cst.CSTNode]:
@@ -41,9 +50,9 @@ class Report:
         return "".join(part if isinstance(part, str) else str(line_of(part)) for part in self.parts)
 
 
-def report(node: cst.CSTNode, *parts: str | cst.CSTNode) -> Report:
+def report(node: cst.CSTNode, *parts: str | cst.CSTNode, fix: Fix | None = None) -> Report:
     """``report(node, "reads 'W' (line ", binding, ")")``."""
-    return Report(node, parts)
+    return Report(node, parts, fix)
 
 
 class Rule:
@@ -53,6 +62,10 @@ class Rule:
     name: ClassVar[str]
     severity: ClassVar[Severity]
     summary: ClassVar[str]
+    #: Off unless selected explicitly (or, for documented-only rules, by ``doc-strict``).
+    default_enabled: ClassVar[bool] = True
+    #: Whether its reports can carry a ``Fix``.
+    fixable: ClassVar[bool] = False
     #: Extra examples beyond the docstring's, run as tests.
     invalid: ClassVar[tuple[str, ...]] = ()
     valid: ClassVar[tuple[str, ...]] = ()

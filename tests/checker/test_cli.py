@@ -84,7 +84,7 @@ class TestExitStatus:
         (tree / "pkg" / "crash.py").write_bytes(b"# allow_in_graph\nx = 1\n")
         real = engine._check_text
 
-        def crashing(text: str, path: str, rules: object) -> FileReport:
+        def crashing(text: str, path: str, *args: object) -> FileReport:
             if path.endswith("crash.py"):
                 raise RuntimeError("boom in a rule")
             return real(text, path, rules)  # type: ignore[arg-type]
@@ -171,8 +171,11 @@ class TestOutput:
         status, out, err = run(capsys, "--output-format", "json", "pkg")
         assert status == 1
         assert err == ""
+        findings = json.loads(out)
+        assert len(findings.pop(0).pop("fingerprint")) == 32 and findings == []
         assert json.loads(out) == [
             {
+                "fingerprint": json.loads(out)[0]["fingerprint"],
                 "path": "pkg/bad.py",
                 "line": 1,
                 "column": 1,
