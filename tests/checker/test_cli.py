@@ -87,7 +87,7 @@ class TestExitStatus:
         def crashing(text: str, path: str, *args: object) -> FileReport:
             if path.endswith("crash.py"):
                 raise RuntimeError("boom in a rule")
-            return real(text, path, rules)  # type: ignore[arg-type]
+            return real(text, path, *args)  # type: ignore[arg-type]
 
         monkeypatch.setattr(engine, "_check_text", crashing)
         status, out, err = run(capsys, "pkg")
