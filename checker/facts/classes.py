@@ -52,6 +52,10 @@ class ClassModel:
             return True
         return any(base._inherits(qualified, module_classes) for base in self.bases)
 
+    def inherits_any(self, qualified: frozenset[str]) -> bool:
+        """Whether a base (directly or through this module's classes) has one of these names."""
+        return self._inherits(qualified)
+
     @cached_property
     def is_module(self) -> bool:
         return self._inherits(api.MODULE_BASES, module_classes=True)
@@ -90,13 +94,13 @@ class ClassModel:
             return not (isinstance(value, cst.Name) and value.value == "None")
         if "__eq__" in self.body.bindings:
             return False
-        dataclass = self._dataclass_options()
+        dataclass = self.dataclass_options()
         if dataclass is not None:
             eq = dataclass.get("eq", True)
             return not eq or dataclass.get("frozen", False) or dataclass.get("unsafe_hash", False)
         return all(base.hashable for base in self.bases)
 
-    def _dataclass_options(self) -> dict[str, bool] | None:
+    def dataclass_options(self) -> dict[str, bool] | None:
         for decorator in self.node.decorators:
             expr = decorator.decorator
             call = expr if isinstance(expr, cst.Call) else None

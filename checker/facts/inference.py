@@ -220,6 +220,8 @@ class Inference:
 
     def _call(self, expr: cst.Call, scope: Scope) -> Inferred:
         names = self.qualified_names(expr.func, scope)
+        if names & api.REGISTRATION_APIS and expr.args:
+            return self.infer(expr.args[0].value, scope)  # allow_in_graph(f) is f
         for name in names:
             known = _known_call(name)
             if known is not None:

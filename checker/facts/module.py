@@ -8,12 +8,14 @@ from functools import cached_property
 import libcst as cst
 
 from checker import torch_api as api
+from checker.facts.annotations import AnnotationJudge
 from checker.facts.captures import Capture, CaptureFinder
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.registrations import Form, Registrars, Registration, find_registrations, registered_argument
-from checker.facts.scopes import BindingKind, Scope, ScopeTree
-from checker.facts.targets import Target, TargetResolver
+from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
+from checker.facts.targets import Body, Target, TargetKind, TargetResolver
+from checker.facts.values import Values
 
 #: How many calls deep a compiled function's callees count as compiled too.
 _COMPILED_CALL_DEPTH = 4
@@ -44,6 +46,49 @@ class ModuleFacts:
     @cached_property
     def _capture_finder(self) -> CaptureFinder:
         return CaptureFinder(self.tree, self.inference)
+
+    @cached_property
+    def judge(self) -> AnnotationJudge:
+        return AnnotationJudge(self.inference)
+
+    @cached_property
+    def values(self) -> Values:
+        return Values(self.tree, self.inference)
+
+    def bodies(self) -> Iterator[tuple[Target, Body]]:
+        """Each honoured registered body once, with the target it belongs to."""
+        seen: set[cst.CSTNode] = set()
+        for target in self.honoured_targets:
+            for body in target.bodies:
+                if body.node not in seen:
+                    seen.add(body.node)
+                    yield target, body
+
+    def arguments(self) -> Iterator[tuple[Target, Body, cst.Param]]:
+        """The parameters that receive call arguments: not a bound ``self``, not an autograd ``ctx``."""
+        for target, body in self.bodies():
+            params = all_params(body.node.params)
+            skip_first = body.bound_self or target.kind is TargetKind.AUTOGRAD_FUNCTION
+            for param in params[1:] if skip_first and params else params:
+                yield target, body, param
+
+    def registered_calls(self) -> Iterator[tuple[cst.Call, Scope, Target, Body]]:
+        """Calls anywhere in the module of a honoured registered function (or ``Fn.apply``)."""
+        by_definition = {body.node: (target, body) for target, body in self.bodies()}
+        classes = {t.definition: t for t in self.honoured_targets if t.kind is TargetKind.AUTOGRAD_FUNCTION}
+        for call, scope in self.tree.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "apply":
+                owner = self.inference.infer(func.value, scope)
+                target = classes.get(owner.definition) if owner.kind is Kind.CLASS else None
+                forward = next((b for b in target.bodies if b.node.name.value == "forward"), None) if target else None
+                if target is not None and forward is not None:
+                    yield call, scope, target, forward
+                continue
+            callee = self.inference.infer(func, scope)
+            if callee.kind is Kind.FUNCTION and callee.definition in by_definition:
+                target, body = by_definition[callee.definition]
+                yield call, scope, target, body
 
     @cached_property
     def honoured_targets(self) -> list[Target]:

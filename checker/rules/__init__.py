@@ -7,6 +7,13 @@ that configuration and ``# noqa`` comments naming them are accepted today.
 
 from __future__ import annotations
 
+from checker.rules.aig101_unproxyable_parameter import UnproxyableParameter
+from checker.rules.aig102_hard_error_parameter import HardErrorParameter
+from checker.rules.aig103_autograd_ctx_parameter import AutogradCtxParameter
+from checker.rules.aig104_unproxyable_call_argument import UnproxyableCallArgument
+from checker.rules.aig105_undocumented_parameter_type import UndocumentedParameterType
+from checker.rules.aig201_unproxyable_return import UnproxyableReturn
+from checker.rules.aig202_baked_scalar_return import BakedScalarReturn
 from checker.rules.aig301_captured_tensor import CapturedTensor
 from checker.rules.aig302_captured_mutable_state import CapturedMutableState
 from checker.rules.aig303_laundered_capture import LaunderedCapture
@@ -20,6 +27,13 @@ from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Report, Rule, report
 
 ALL_RULES: tuple[type[Rule], ...] = (
+    UnproxyableParameter,
+    HardErrorParameter,
+    AutogradCtxParameter,
+    UnproxyableCallArgument,
+    UndocumentedParameterType,
+    UnproxyableReturn,
+    BakedScalarReturn,
     CapturedTensor,
     CapturedMutableState,
     LaunderedCapture,
@@ -33,13 +47,6 @@ ALL_RULES: tuple[type[Rule], ...] = (
 )
 
 PLANNED: dict[str, str] = {
-    "AIG101": "unproxyable-parameter",
-    "AIG102": "hard-error-parameter",
-    "AIG103": "autograd-ctx-parameter",
-    "AIG104": "unproxyable-call-argument",
-    "AIG105": "undocumented-parameter-type",
-    "AIG201": "unproxyable-return",
-    "AIG202": "baked-scalar-return",
     "AIG407": "private-api",
     "AIG501": "trace-time-side-effect",
     "AIG502": "data-dependent-python",

@@ -14,7 +14,10 @@ from checker.engine import check_source
 from checker.markers import expected
 from checker.rules import ALL_RULES, Rule
 
-ENABLED = [rule() for rule in ALL_RULES]
+
+def _enabled(rule: type[Rule]) -> list[Rule]:
+    """The default selection, plus the rule under test when it is off by default."""
+    return [r() for r in ALL_RULES if r.default_enabled or r is rule]
 
 
 def _cases(kind: str) -> list[pytest.param]:
@@ -27,8 +30,8 @@ def _cases(kind: str) -> list[pytest.param]:
     return cases
 
 
-def _found(source: str) -> Counter[tuple[int, str]]:
-    report = check_source(source.encode(), "example.py", ENABLED)
+def _found(source: str, rule: type[Rule]) -> Counter[tuple[int, str]]:
+    report = check_source(source.encode(), "example.py", _enabled(rule))
     assert report.internal_error is None, report.internal_error
     return Counter((finding.line, finding.code) for finding in report.findings)
 
@@ -37,12 +40,12 @@ def _found(source: str) -> Counter[tuple[int, str]]:
 def test_invalid_example_gives_exactly_its_markers(rule: type[Rule], source: str) -> None:
     markers = expected(source)
     assert any(code == rule.code for _, code in markers), f"{rule.code} example has no {rule.code} marker"
-    assert _found(source) == markers
+    assert _found(source, rule) == markers
 
 
 @pytest.mark.parametrize(("rule", "source"), _cases("valid"))
 def test_valid_example_gives_nothing(rule: type[Rule], source: str) -> None:
-    assert _found(source) == Counter()
+    assert _found(source, rule) == Counter()
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)

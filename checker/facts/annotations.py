@@ -1,0 +1,158 @@
+"""Judging type annotations against the contract (``checker.contract``).
+
+An annotation is resolved through the module's imports and aliases (``from torch
+import Tensor``, ``import numpy as np``, ``typing``/``collections.abc`` names), string
+annotations are parsed, and ``Optional``/``Union``/``X | Y`` are split into their
+members. Containers (``list[...]``, ``tuple[..., ...]``, ``Sequence[...]``,
+``dict[..., V]``) are judged by their elements. Classes of the module are judged by
+their definitions: frozen dataclasses, NamedTuples and Enums work; plain classes,
+non-frozen dataclasses and ``nn.Module`` subclasses do not.
+
+The verdict of an annotation is the worst verdict of anything it admits, with the
+member that earned it, so a message can name ``np.ndarray`` inside
+``Optional[np.ndarray]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from checker import contract
+from checker.contract import Entry, UserClass, Verdict
+from checker.facts.classes import ClassModel
+from checker.facts.inference import Inference
+from checker.facts.kinds import Kind
+from checker.facts.scopes import Scope
+from checker.torch_api import is_torch_module_class
+
+#: Worst first: the verdict an annotation gets is the first one any member earns.
+_SEVERITY = (Verdict.HARD_ERROR, Verdict.GRAPH_BREAK, Verdict.BAKED, Verdict.WORKS, Verdict.DOCUMENTED)
+_UNIONS = frozenset({"typing.Union", "typing.Optional"})
+_SEQUENCES = frozenset(
+    {"builtins.list", "typing.List", "typing.Sequence", "collections.abc.Sequence", "builtins.tuple", "typing.Tuple"}
+)
+_MAPPINGS = frozenset({"builtins.dict", "typing.Dict", "typing.Mapping", "collections.abc.Mapping"})
+_TRANSPARENT = frozenset({"typing.Annotated", "typing.Final", "typing_extensions.Annotated"})
+_NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "collections.namedtuple"})
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The worst thing an annotation admits: its verdict, the member's spelling, the evidence."""
+
+    verdict: Verdict
+    member: str
+    entry: Entry
+
+
+_NOTHING = Judgement(Verdict.UNKNOWN, "", Entry(Verdict.UNKNOWN, ""))
+
+
+class AnnotationJudge:
+    def __init__(self, inference: Inference) -> None:
+        self.inference = inference
+
+    def argument(self, annotation: cst.BaseExpression, scope: Scope) -> Judgement:
+        return self._judge(annotation, scope, result=False, inside=False)
+
+    def result(self, annotation: cst.BaseExpression, scope: Scope) -> Judgement:
+        return self._judge(annotation, scope, result=True, inside=False)
+
+    def _judge(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement:
+        return _worst(self._members(expr, scope, result, inside))
+
+    def _members(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> list[Judgement]:
+        if isinstance(expr, cst.SimpleString):
+            parsed = _parse_string_annotation(expr)
+            return [] if parsed is None else self._members(parsed, scope, result, inside)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            return self._members(expr.left, scope, result, inside) + self._members(expr.right, scope, result, inside)
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return [self._entry("builtins.NoneType", "None", result, inside)]
+        if isinstance(expr, cst.Subscript):
+            return self._generic(expr, scope, result, inside)
+        return [self._named(expr, scope, result, inside)]
+
+    def _generic(self, expr: cst.Subscript, scope: Scope, result: bool, inside: bool) -> list[Judgement]:
+        names = self.inference.qualified_names(expr.value, scope)
+        arguments = [e.slice.value for e in expr.slice if isinstance(e.slice, cst.Index)]
+        if names & _UNIONS:
+            optional = ["None"] if names & {"typing.Optional"} else []
+            members = [m for a in arguments for m in self._members(a, scope, result, inside)]
+            return members + [self._entry("builtins.NoneType", n, result, inside) for n in optional]
+        if names & _TRANSPARENT and arguments:
+            return self._members(arguments[0], scope, result, inside)
+        if names & _SEQUENCES:
+            container = self._entry(_first(names & _SEQUENCES), _source(expr.value), result, inside)
+            elements = [a for a in arguments if not (isinstance(a, cst.Ellipsis))]
+            return [container] + [m for a in elements for m in self._members(a, scope, result, True)]
+        if names & _MAPPINGS:
+            container = self._entry(_first(names & _MAPPINGS), _source(expr.value), result, inside)
+            values = arguments[1:2]
+            return [container] + [m for a in values for m in self._members(a, scope, result, True)]
+        return [self._named(expr.value, scope, result, inside)]
+
+    def _named(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement:
+        spelled = _source(expr)
+        inferred = self.inference.infer(expr, scope)
+        if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
+            return self._user_class(self.inference.class_model(inferred.definition), spelled)
+        for name in sorted(self.inference.qualified_names(expr, scope)):
+            if is_torch_module_class(name):
+                name = "torch.nn.Module"  # nn.Linear and friends are modules
+            judged = self._entry(name, spelled, result, inside)
+            if judged.verdict is not Verdict.UNKNOWN:
+                return judged
+        return _NOTHING
+
+    def _entry(self, qualified: str, spelled: str, result: bool, inside: bool) -> Judgement:
+        entry = contract.result(qualified, inside) if result else contract.argument(qualified)
+        return Judgement(entry.verdict, spelled, entry)
+
+    def _user_class(self, model: ClassModel, spelled: str) -> Judgement:
+        category = user_class_category(model)
+        entry = contract.USER_CLASSES[category]
+        return Judgement(entry.verdict, f"{spelled} ({category.value})", entry)
+
+
+def user_class_category(model: ClassModel) -> UserClass:
+    """How the contract treats instances of a class defined in the checked module."""
+    if model.is_module:
+        return UserClass.MODULE
+    if model.inherits_any(_NAMEDTUPLE_BASES):
+        return UserClass.NAMEDTUPLE
+    if model.inherits_any(_ENUM_BASES):
+        return UserClass.ENUM
+    options = model.dataclass_options()
+    if options is not None:
+        return UserClass.FROZEN_DATACLASS if options.get("frozen", False) else UserClass.DATACLASS
+    return UserClass.PLAIN
+
+
+def _worst(judgements: list[Judgement]) -> Judgement:
+    for verdict in _SEVERITY:
+        for judgement in judgements:
+            if judgement.verdict is verdict:
+                return judgement
+    return _NOTHING
+
+
+def _first(names: frozenset[str]) -> str:
+    return sorted(names)[0]
+
+
+def _parse_string_annotation(expr: cst.SimpleString) -> cst.BaseExpression | None:
+    value = expr.evaluated_value
+    if not isinstance(value, str):
+        return None
+    try:
+        return cst.parse_expression(value)
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _source(expr: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(expr)

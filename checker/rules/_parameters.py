@@ -1,0 +1,22 @@
+"""Shared by the parameter rules: judging each argument-receiving parameter once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker.contract import Verdict
+from checker.facts.annotations import Judgement
+from checker.facts.module import ModuleFacts
+
+
+def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[str, cst.Param, Judgement]]:
+    """(function name, parameter, judgement) for annotated parameters whose worst verdict is ``verdict``."""
+    for _, body, param in facts.arguments():
+        if param.annotation is None:
+            continue
+        judgement = facts.judge.argument(param.annotation.annotation, body.scope.parent or body.scope)
+        if judgement.verdict is verdict:
+            name = body.node.name.value if isinstance(body.node, cst.FunctionDef) else "<lambda>"
+            yield name, param, judgement

@@ -1,0 +1,101 @@
+"""AIG101 unproxyable-parameter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.contract import CLAUSE_TEXT, Clause, Verdict
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules._parameters import judged_parameters
+from checker.rules.base import Report, Rule, report
+
+
+class UnproxyableParameter(Rule):
+    """A parameter of a registered function is annotated with a type Dynamo cannot proxy.
+
+    ## What it does
+    Reports a parameter of a registered function (or of an `autograd.Function`'s
+    `forward`/`backward` after `ctx`) whose annotation admits a type that graph-breaks:
+    an `nn.Module`, a `Callable` or function, a plain class or non-frozen dataclass of
+    the module, or a container of those. Annotations are resolved through imports and
+    aliases, string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
+    `tuple[...]` and `Sequence[...]`; types are judged with `checker/contract.py`.
+
+    ## Why is this bad?
+    Dynamo cannot turn such an argument into an FX proxy: it graph-breaks with `Failed
+    to convert args/kwargs to proxy` (`Unsupported` under `fullgraph=True`) and then
+    traces the registered function's body like any other, so the opacity the
+    registration was for is silently lost (evidence: `shared/evidence/dynamo/FINDINGS.md`
+    sections 2 and 10a; `exp_input_types.py`, `exp_graph_break_fallback.py`).
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    @torch.compiler.allow_in_graph
+    def project(x: torch.Tensor, layer: nn.Linear):  # AIG101
+        return layer(x)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def project(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor):
+        return torch.nn.functional.linear(x, weight, bias)
+    ```
+    """
+
+    code = "AIG101"
+    name = "unproxyable-parameter"
+    severity = Severity.WARNING
+    summary = "A parameter is annotated with a type that graph-breaks (nn.Module, Callable, plain class, ...)."
+
+    invalid = (
+        """
+        from dataclasses import dataclass
+        from typing import Callable, Optional
+
+        import torch
+
+        @dataclass
+        class Options:
+            scale: float
+
+        class Plan:
+            pass
+
+        @torch.compiler.allow_in_graph
+        def run(
+            x: torch.Tensor,
+            opts: Options,  # AIG101
+            plans: "list[Plan]",  # AIG101
+            hook: Optional[Callable[[torch.Tensor], torch.Tensor]] = None,  # AIG101
+        ):
+            return x
+        """,
+    )
+    valid = (
+        """
+        from typing import Optional, Sequence
+
+        import torch
+        from torch import Tensor
+
+        @torch.compiler.allow_in_graph
+        def run(x: Tensor, ys: Sequence[Optional[Tensor]], k: int, eps: float = 1e-5, dtype: torch.dtype = None):
+            return x
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for function, param, judgement in judged_parameters(facts, Verdict.GRAPH_BREAK):
+            yield report(
+                param,
+                f"{function}: parameter '{param.name.value}' admits {judgement.member}, which Dynamo cannot proxy "
+                f"({judgement.entry.note or 'graph break'}); the call graph-breaks and the body is traced, losing "
+                f"the registration; {CLAUSE_TEXT[Clause.INPUTS]}: pass tensors and plain values instead",
+            )

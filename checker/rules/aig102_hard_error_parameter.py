@@ -1,0 +1,83 @@
+"""AIG102 hard-error-parameter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.contract import Verdict
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules._parameters import judged_parameters
+from checker.rules.base import Report, Rule, report
+
+
+class HardErrorParameter(Rule):
+    """A parameter of a registered function is annotated `np.ndarray`.
+
+    ## What it does
+    Reports a parameter of a registered function whose annotation admits a numpy array
+    (`np.ndarray`, `numpy.typing.NDArray[...]`, also inside `Optional`, unions and
+    containers).
+
+    ## Why is this bad?
+    Dynamo converts an ndarray argument to a tensor before the call, so the registered
+    function receives a FakeTensor where it expects an array, and compiling fails hard
+    on every backend: `TorchRuntimeError ... got TypeError('expected np.ndarray (got
+    FakeTensor)')`, with no graph-break fallback (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` section 2; `exp_input_types.py`).
+
+    ## Example
+    ```python
+    import numpy as np
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def lookup(x: torch.Tensor, table: np.ndarray):  # AIG102
+        return x * torch.from_numpy(table)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def lookup(x: torch.Tensor, table: torch.Tensor):
+        return x * table
+    ```
+    """
+
+    code = "AIG102"
+    name = "hard-error-parameter"
+    severity = Severity.ERROR
+    summary = "A parameter is annotated np.ndarray, which fails compilation."
+
+    invalid = (
+        """
+        from typing import Optional
+
+        import numpy
+        import numpy.typing as npt
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def blend(x: torch.Tensor, a: Optional[numpy.ndarray], b: "npt.NDArray[numpy.float32]"):  # AIG102 AIG102
+            return x
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        def host_side(table: "np.ndarray"):  # not registered
+            return table
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for function, param, judgement in judged_parameters(facts, Verdict.HARD_ERROR):
+            yield report(
+                param,
+                f"{function}: parameter '{param.name.value}' admits {judgement.member}; Dynamo hands the function a "
+                f"FakeTensor instead and compiling fails ({judgement.entry.note}); convert to a tensor before the "
+                "call and take a torch.Tensor",
+            )

@@ -1,0 +1,104 @@
+"""AIG103 autograd-ctx-parameter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker.facts.module import ModuleFacts
+from checker.facts.targets import TargetKind
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+#: ctx attributes that hold tensors saved by an autograd forward.
+_SAVED = frozenset({"saved_tensors", "saved_variables", "to_save"})
+
+
+class AutogradCtxParameter(Rule):
+    """A registered function takes an autograd `ctx` and reads saved tensors from it.
+
+    ## What it does
+    Reports a parameter of a registered plain function (not the `forward`/`backward`
+    of a registered `autograd.Function` class, which receive `ctx` from `apply`) whose
+    body reads `ctx.saved_tensors` or `ctx.saved_variables` from it: typically a
+    `backward` helper registered on its own and handed the autograd context.
+
+    ## Why is this bad?
+    The context object is not Proxy-able, so the call cannot go into the graph as an
+    argument (evidence: `shared/evidence/dynamo/FINDINGS.md` section 2, "custom class
+    instance"), and the tensors saved on it reach the body without being arguments,
+    which the captures clause forbids (section 1a). Register the `autograd.Function`
+    subclass itself, or pass the saved tensors explicitly.
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def scale_backward(ctx, grad):  # AIG103
+        (weight,) = ctx.saved_tensors
+        return grad * weight
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def scale_backward(grad, weight):
+        return grad * weight
+    ```
+    """
+
+    code = "AIG103"
+    name = "autograd-ctx-parameter"
+    severity = Severity.ERROR
+    summary = "A registered function takes an autograd ctx and reads saved tensors from it."
+
+    valid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                ctx.save_for_backward(w)
+                return x * w
+
+            @staticmethod
+            def backward(ctx, grad):
+                (w,) = ctx.saved_tensors
+                return grad * w, None
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for target, body, param in facts.arguments():
+            if target.kind is TargetKind.AUTOGRAD_FUNCTION:
+                continue
+            read = _saved_read(body.node, param.name.value)
+            if read is not None:
+                yield report(
+                    param,
+                    f"parameter '{param.name.value}' is an autograd context: the body reads "
+                    f"{param.name.value}.{read}; a ctx cannot be passed into the graph and its saved tensors are "
+                    "captured, not arguments; register the autograd.Function subclass, or pass the tensors",
+                )
+
+
+def _saved_read(node: cst.CSTNode, name: str) -> str | None:
+    """``name.saved_tensors`` (or a sibling attribute) anywhere under ``node``."""
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == name
+        and node.attr.value in _SAVED
+    ):
+        return node.attr.value
+    for child in node.children:
+        found = _saved_read(child, name)
+        if found is not None:
+            return found
+    return None

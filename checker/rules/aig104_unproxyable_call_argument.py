@@ -1,0 +1,148 @@
+"""AIG104 unproxyable-call-argument."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker import torch_api as api
+from checker.contract import USER_CLASSES, Verdict
+from checker.facts.annotations import user_class_category
+from checker.facts.kinds import Kind
+from checker.facts.module import ModuleFacts
+from checker.facts.scopes import Scope
+from checker.findings import Severity
+from checker.rules.base import Report, Rule, report
+
+
+class UnproxyableCallArgument(Rule):
+    """A call of a registered function passes a value Dynamo cannot put in the graph.
+
+    ## What it does
+    Reports an argument, at any call of a registered function in the checked code
+    (`Fn.apply(...)` for a registered `autograd.Function`), whose value is statically
+    known to graph-break or fail: a lambda or function, an `nn.Module` (`self.linear`,
+    `self` inside a module's method), an instance of a plain class or non-frozen
+    dataclass of the module, a numpy array, or a builtin torch function such as
+    `torch.sin`.
+
+    ## Why is this bad?
+    Functions, modules and plain objects make Dynamo graph-break with `Failed to
+    convert args/kwargs to proxy` and trace the body instead, losing the registration;
+    an ndarray fails compilation (`expected np.ndarray (got FakeTensor)`) and a builtin
+    such as `torch.sin` raises `InternalTorchDynamoError` (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` section 2; `exp_input_types.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def apply_act(x, act):
+        return act(x)
+
+    def forward(x):
+        return apply_act(x, lambda t: t.relu())  # AIG104
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def relu_act(x):
+        return x.relu()
+
+    def forward(x):
+        return relu_act(x)
+    ```
+    """
+
+    code = "AIG104"
+    name = "unproxyable-call-argument"
+    severity = Severity.WARNING
+    summary = "A call of a registered function passes a function, module, plain object or ndarray."
+
+    invalid = (
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Plan:
+            pass
+
+        @torch.compiler.allow_in_graph
+        def fused(x, extra):
+            return x
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, x):
+                y = fused(x, self.proj)  # AIG104
+                y = fused(y, extra=self)  # AIG104
+                return fused(y, Plan())  # AIG104
+
+        TABLE = np.zeros(4)
+        out = fused(torch.ones(4), TABLE)  # AIG104
+        out = fused(out, torch.sin)  # AIG104
+        """,
+    )
+    valid = (
+        """
+        import enum
+        from dataclasses import dataclass
+
+        import torch
+
+        class Mode(enum.Enum):
+            FAST = 1
+
+        @dataclass(frozen=True)
+        class Options:
+            scale: float
+
+        @torch.compiler.allow_in_graph
+        def fused(x, extra):
+            return x
+
+        def forward(x):
+            return fused(x, Mode.FAST) + fused(x, Options(2.0)) + fused(x, [x, None]) + fused(x, torch.float16)
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for call, scope, target, _ in facts.registered_calls():
+            for arg in call.args:
+                problem = _problem(facts, arg.value, scope)
+                if problem is not None:
+                    yield report(
+                        arg.value,
+                        f"passes {problem} to registered {target.display}(); Dynamo cannot put it in the graph, "
+                        "so the call graph-breaks (or fails) and the registration is lost; pass tensors and plain "
+                        "values instead",
+                    )
+
+
+def _problem(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str | None:
+    """What is wrong with passing ``expr``, or None when it is fine or unknown."""
+    for name in facts.inference.qualified_names(expr, scope):
+        if api.is_torch_tensor_call(name) and not isinstance(expr, cst.Call):
+            return f"the builtin function {name} (InternalTorchDynamoError)"
+    inferred = facts.inference.infer(expr, scope)
+    kind = inferred.kind
+    if kind is Kind.FUNCTION and (inferred.definition is not None or isinstance(expr, cst.Lambda)):
+        return "a function"
+    if kind is Kind.MODULE:
+        return "an nn.Module"
+    if kind is Kind.NDARRAY:
+        return "a numpy array (compilation fails: expected np.ndarray, got FakeTensor)"
+    if kind is Kind.OBJECT and isinstance(inferred.definition, cst.ClassDef):
+        category = user_class_category(facts.inference.class_model(inferred.definition))
+        if USER_CLASSES[category].verdict is Verdict.GRAPH_BREAK:
+            return f"a {category.value} instance"
+    return None

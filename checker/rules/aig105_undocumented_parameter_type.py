@@ -1,0 +1,61 @@
+"""AIG105 undocumented-parameter-type."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.contract import CLAUSE_TEXT, Clause, Verdict
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules._parameters import judged_parameters
+from checker.rules.base import Report, Rule, report
+
+
+class UndocumentedParameterType(Rule):
+    """A parameter type works in torch 2.13 but is outside the documented contract.
+
+    ## What it does
+    Off unless `doc-strict` is set (or the rule is selected explicitly). Reports a
+    parameter of a registered function annotated with a type that works in practice
+    but that the documentation does not promise: `str`, `dict`, an `Enum`, `slice`, a
+    frozen dataclass, a `NamedTuple`, `torch.Size`.
+
+    ## Why is this bad?
+    Nothing breaks today (evidence: `shared/evidence/dynamo/FINDINGS.md` section 2,
+    "works in practice"; `exp_input_types.py`), but the contract only guarantees
+    tensors, `int`, `bool`, `float`, `None`, lists and tuples of those, `torch.dtype`
+    and `torch.device`. Teams that want to stay within the documented contract across
+    torch upgrades turn this on.
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def pad(x: torch.Tensor, mode: str):  # AIG105
+        return torch.nn.functional.pad(x, (1, 1), mode=mode)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def pad_reflect(x: torch.Tensor):
+        return torch.nn.functional.pad(x, (1, 1), mode="reflect")
+    ```
+    """
+
+    code = "AIG105"
+    name = "undocumented-parameter-type"
+    severity = Severity.INFO
+    summary = "A parameter type works but is undocumented (str, dict, Enum, ...); only with doc-strict."
+    default_enabled = False
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for function, param, judgement in judged_parameters(facts, Verdict.WORKS):
+            yield report(
+                param,
+                f"{function}: parameter '{param.name.value}' admits {judgement.member}, which works in torch 2.13 "
+                f"but is not documented: {CLAUSE_TEXT[Clause.INPUTS]}",
+            )

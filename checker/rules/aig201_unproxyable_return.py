@@ -1,0 +1,129 @@
+"""AIG201 unproxyable-return."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker import contract
+from checker.contract import USER_CLASSES, Verdict
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules._results import returned
+from checker.rules.base import Report, Rule, report
+
+
+class UnproxyableReturn(Rule):
+    """A registered function returns a value Dynamo cannot put in the graph.
+
+    ## What it does
+    Reports a registered function whose return annotation admits, or whose `return`
+    statement returns, a `dict`, `set`, `str`, `bool`, `int` (at the top level),
+    `torch.dtype`, function or closure, or an instance of a plain class or non-frozen
+    dataclass of the module. Tensors, `None`, lists and tuples, named tuples and
+    `torch.Size` are fine; Python floats are AIG202's business.
+
+    ## Why is this bad?
+    Dynamo accepts only tensors, `None`, lists/tuples/named tuples, `torch.Size` and
+    symbolic numbers as the result of a graph call. Anything else graph-breaks with
+    `torch.* op returned non-Tensor` (`Unsupported` under `fullgraph=True`), and the
+    body is then traced like ordinary code, so the registration is lost (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` section 3; `exp_output_types.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def stats(x) -> dict:  # AIG201
+        return {"mean": x.mean(), "std": x.std()}  # AIG201
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def stats(x) -> tuple[torch.Tensor, torch.Tensor]:
+        return x.mean(), x.std()
+    ```
+    """
+
+    code = "AIG201"
+    name = "unproxyable-return"
+    severity = Severity.WARNING
+    summary = "The return annotation or a returned value is a dict, set, str, bool, dtype, object or function."
+
+    invalid = (
+        """
+        import torch
+
+        class Result:
+            pass
+
+        @torch.compiler.allow_in_graph
+        def check(x) -> "bool":  # AIG201
+            return x.shape[0] > 2  # AIG201
+
+        @torch.compiler.allow_in_graph
+        def wrap(x):
+            if x.dim() == 1:
+                return Result()  # AIG201
+            return x.dtype  # AIG201
+
+        @torch.compiler.allow_in_graph
+        def make_act(x):
+            def act(t):
+                return t * 2
+            return act  # AIG201
+        """,
+    )
+    valid = (
+        """
+        from typing import NamedTuple, Optional
+
+        import torch
+
+        class Pair(NamedTuple):
+            a: torch.Tensor
+            b: torch.Tensor
+
+        @torch.compiler.allow_in_graph
+        def split(x) -> Pair:
+            return Pair(x, x * 2)
+
+        @torch.compiler.allow_in_graph
+        def maybe(x) -> Optional[list[torch.Tensor]]:
+            if x.numel() == 0:
+                return None
+            return [x, x.size()]
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for _, body in facts.bodies():
+            node = body.node
+            if isinstance(node, cst.FunctionDef) and node.returns is not None:
+                judgement = facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
+                if judgement.verdict is Verdict.GRAPH_BREAK:
+                    yield report(
+                        node.returns,
+                        f"{node.name.value}: the return annotation admits {judgement.member}; {_CONSEQUENCE}",
+                    )
+        for function, _, value, scope in returned(facts):
+            found = facts.values.type_of(value, scope)
+            if found is None:
+                continue
+            if found.qualified == "user":
+                verdict = USER_CLASSES[found.user_class].verdict  # type: ignore[index]
+            else:
+                verdict = contract.result(found.qualified).verdict
+            if verdict is Verdict.GRAPH_BREAK:
+                yield report(value, f"{function}: returns {found.spelled}; {_CONSEQUENCE}")
+
+
+_CONSEQUENCE = (
+    "Dynamo graph-breaks with 'torch.* op returned non-Tensor' and traces the body instead, losing the "
+    "registration; return tensors (or None, lists and tuples of them) and compute the rest outside"
+)

@@ -1,0 +1,119 @@
+"""AIG202 baked-scalar-return."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker.facts.module import ModuleFacts
+from checker.facts.scopes import Scope
+from checker.facts.targets import Body
+from checker.findings import Severity
+from checker.rules._results import returned
+from checker.rules.base import Report, Rule, report
+
+
+class BakedScalarReturn(Rule):
+    """A registered function returns a Python number that Dynamo freezes into the graph.
+
+    ## What it does
+    Reports a returned Python `float`, or an `int`/`float` inside a returned tuple or
+    list, whose value is not a literal or a pure function of the arguments and their
+    shapes (`x.shape[0] * 2`, `len(xs)`, a `float` parameter): for example
+    `float(counter)`, `x.sum().item()`, or a number computed from captured state. A
+    number whose type cannot be told is not reported.
+
+    ## Why is this bad?
+    Dynamo records the number its fake-tensor call returned as a constant of the graph
+    and returns that constant on every later call, on every backend, `eager`
+    included: the function keeps returning the value from compile time, with no
+    warning (evidence: `shared/evidence/dynamo/FINDINGS.md` section 3, the
+    `float(counter)` and `(x*1, int(counter))` rows; `exp_output_types.py`). Numbers
+    fixed by the arguments are safe because Dynamo guards on those and recompiles.
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def normalise(x):
+        norm = x.norm().item()
+        return x / norm, norm  # AIG202
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def normalise(x):
+        norm = x.norm()
+        return x / norm, norm
+    ```
+    """
+
+    code = "AIG202"
+    name = "baked-scalar-return"
+    severity = Severity.ERROR
+    summary = "Returns a Python number (or a tuple/list holding one) that is frozen at compile time."
+
+    invalid = (
+        """
+        import torch
+
+        calls = 0
+
+        @torch.compiler.allow_in_graph
+        def counted(x):
+            return float(calls)  # AIG202
+
+        @torch.compiler.allow_in_graph
+        def with_count(x):
+            return [x * 2, int(x.sum().item())]  # AIG202
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def shaped(x, scale: float):
+            rows = x.shape[0]
+            return x * scale, rows * 2, len(x.shape), scale, 0.5
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for function, body, value, scope in returned(facts):
+            if isinstance(value, (cst.Tuple, cst.List)):
+                for element in _elements(value):
+                    yield from self._judge(facts, function, body, element, scope, inside=True)
+            else:
+                yield from self._judge(facts, function, body, value, scope, inside=False)
+
+    def _judge(
+        self, facts: ModuleFacts, function: str, body: Body, value: cst.BaseExpression, scope: Scope, inside: bool
+    ) -> Iterator[Report]:
+        found = facts.values.type_of(value, scope)
+        if found is None or not found.is_number:
+            return
+        if not inside and found.qualified != "builtins.float":
+            return  # a top-level int graph-breaks instead (AIG201)
+        if facts.values.fixed_by_arguments(value, body, scope):
+            return
+        where = "in its result" if inside else "as its result"
+        yield report(
+            value,
+            f"{function}: returns {found.spelled} {where} that is not fixed by the arguments; Dynamo bakes the "
+            "value from its compile-time call into the graph and returns it on every call, on every backend; "
+            "return a tensor (e.g. torch.tensor(...) or keep the 0-dim tensor) instead",
+        )
+
+
+def _elements(value: cst.Tuple | cst.List) -> Iterator[cst.BaseExpression]:
+    for element in value.elements:
+        if isinstance(element.value, (cst.Tuple, cst.List)):
+            yield from _elements(element.value)
+        elif isinstance(element, cst.Element):
+            yield element.value
