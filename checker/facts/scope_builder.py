@@ -273,7 +273,9 @@ class _Builder:
             name = _dotted(alias.name)
             bound = alias.asname.name if alias.asname is not None else alias.name
             if isinstance(bound, cst.Name):
-                self._bind(bound.value, bound, BindingKind.IMPORT, imported=f"{module}{separator}{name}")
+                self._bind(
+                    bound.value, bound, BindingKind.IMPORT, imported=f"{module}{separator}{name}", statement=node
+                )
 
     def _global(self, node: cst.Global) -> None:
         self.scope.declared_global.update(item.name.value for item in node.names)

@@ -61,6 +61,8 @@ class Binding:
     annotation: cst.BaseExpression | None = None
     imported: str | None = None
     definition: cst.FunctionDef | cst.ClassDef | None = None
+    #: For ``from m import x`` bindings: the import statement.
+    statement: cst.ImportFrom | None = None
     #: The (statement, branch) pairs of the if/try/match branches it sits in.
     branches: tuple[tuple[cst.CSTNode, int], ...] = ()
     in_loop: bool = False

@@ -23,6 +23,7 @@ from checker.rules.aig403_callable_instance import CallableInstance
 from checker.rules.aig404_registration_in_compiled_region import RegistrationInCompiledRegion
 from checker.rules.aig405_not_callable import NotCallable
 from checker.rules.aig406_conflicting_markers import ConflictingMarkers
+from checker.rules.aig407_private_api import PrivateApi
 from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Report, Rule, report
 
@@ -43,11 +44,11 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RegistrationInCompiledRegion,
     NotCallable,
     ConflictingMarkers,
+    PrivateApi,
     ParseError,
 )
 
 PLANNED: dict[str, str] = {
-    "AIG407": "private-api",
     "AIG501": "trace-time-side-effect",
     "AIG502": "data-dependent-python",
     "AIG503": "needs-custom-op",

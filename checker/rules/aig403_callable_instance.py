@@ -65,7 +65,7 @@ class CallableInstance(Rule):
                 return x + 1
 
         op = Op()
-        torch._dynamo.allow_in_graph([op])  # AIG403
+        torch._dynamo.allow_in_graph([op])  # AIG403 AIG407
         """,
     )
     valid = (

@@ -70,7 +70,7 @@ class ConflictingMarkers(Rule):
         def traced(x):
             return x + 1
 
-        torch._dynamo.allow_in_graph(traced)  # AIG406
+        torch._dynamo.allow_in_graph(traced)  # AIG406 AIG407
         """,
     )
     valid = (
