@@ -166,12 +166,16 @@ def is_torch_tensors_call(qualified: str) -> bool:
     return head == "torch" and last in TORCH_TENSOR_SEQUENCE_FUNCTIONS
 
 
+#: Methods whose ``dim=`` overload returns a named tuple of tensors; treated as tensors.
+_REDUCTIONS_WITH_DIM = frozenset({"max", "min", "median", "mode", "sort", "topk", "kthvalue", "aminmax"})
+
+
 def tensor_method_result(method: str) -> str | None:
     """What ``tensor.method(...)`` returns: "tensor", "tensors", a TENSOR_NON_TENSOR_METHODS
     value, or None when unknown."""
     if method in TENSOR_NON_TENSOR_METHODS:
         return TENSOR_NON_TENSOR_METHODS[method]
-    if method in TENSOR_METHODS_RETURNING_TENSOR:
+    if method in TENSOR_METHODS_RETURNING_TENSOR or method in _REDUCTIONS_WITH_DIM:
         return "tensor"
     if method in TENSOR_METHODS_RETURNING_TENSORS:
         return "tensors"

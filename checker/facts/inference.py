@@ -135,6 +135,10 @@ class Inference:
         bindings = [
             b for b in owner.bindings.get(name, []) if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED)
         ]
+        declared = [self._annotation(b.annotation, b.written_in) for b in bindings if b.annotation is not None]
+        known = [kind for kind in declared if kind.known]
+        if known:
+            return join(known)  # a declared type wins, as in a type checker
         return join(self.binding_kind(b) for b in bindings) if bindings else UNKNOWN
 
     def binding_kind(self, binding: Binding) -> Inferred:

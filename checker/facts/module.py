@@ -9,6 +9,7 @@ import libcst as cst
 
 from checker import torch_api as api
 from checker.facts.annotations import AnnotationJudge
+from checker.facts.bodies import BodyEvents, Event
 from checker.facts.captures import Capture, CaptureFinder
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
@@ -46,6 +47,12 @@ class ModuleFacts:
     @cached_property
     def _capture_finder(self) -> CaptureFinder:
         return CaptureFinder(self.tree, self.inference)
+
+    @cached_property
+    def events(self) -> list[tuple[Body, Event]]:
+        """Side effects, data-dependent Python and host-side access in every honoured body."""
+        finder = BodyEvents(self.tree, self.inference)
+        return [(body, event) for _, body in self.bodies() for event in finder.events(body)]
 
     @cached_property
     def judge(self) -> AnnotationJudge:

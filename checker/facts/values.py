@@ -183,12 +183,25 @@ class Values:
             expr = expr.value
         return isinstance(expr, cst.Name) and self._is_parameter(expr, body, scope)
 
-    def data_dependent(self, expr: cst.BaseExpression) -> bool:
-        """``.item()``/``.tolist()`` anywhere in the expression: a value read from tensor data."""
+    def data_dependent(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
+        """``.item()``/``.tolist()`` in the expression, or in what a name in it was bound to."""
+        if depth > 8:
+            return False
         if (
             isinstance(expr, cst.Call)
             and isinstance(expr.func, cst.Attribute)
             and expr.func.attr.value in _DATA_METHODS
         ):
             return True
-        return any(self.data_dependent(child) for child in expr.children if isinstance(child, cst.BaseExpression))
+        if isinstance(expr, cst.Name):
+            bindings = self.tree.bindings(scope, expr.value)
+            return (
+                len(bindings) == 1
+                and bindings[0].value is not None
+                and self.data_dependent(bindings[0].value, bindings[0].written_in, depth + 1)
+            )
+        return any(
+            self.data_dependent(child, scope, depth + 1)
+            for child in expr.children
+            if isinstance(child, cst.BaseExpression)
+        )

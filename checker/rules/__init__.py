@@ -24,6 +24,9 @@ from checker.rules.aig404_registration_in_compiled_region import RegistrationInC
 from checker.rules.aig405_not_callable import NotCallable
 from checker.rules.aig406_conflicting_markers import ConflictingMarkers
 from checker.rules.aig407_private_api import PrivateApi
+from checker.rules.aig501_trace_time_side_effect import TraceTimeSideEffect
+from checker.rules.aig502_data_dependent_python import DataDependentPython
+from checker.rules.aig503_needs_custom_op import NeedsCustomOp
 from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Report, Rule, report
 
@@ -45,14 +48,13 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NotCallable,
     ConflictingMarkers,
     PrivateApi,
+    TraceTimeSideEffect,
+    DataDependentPython,
+    NeedsCustomOp,
     ParseError,
 )
 
-PLANNED: dict[str, str] = {
-    "AIG501": "trace-time-side-effect",
-    "AIG502": "data-dependent-python",
-    "AIG503": "needs-custom-op",
-}
+PLANNED: dict[str, str] = {}
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 

@@ -21,8 +21,9 @@ class BakedScalarReturn(Rule):
     Reports a returned Python `float`, or an `int`/`float` inside a returned tuple or
     list, whose value is not a literal or a pure function of the arguments and their
     shapes (`x.shape[0] * 2`, `len(xs)`, a `float` parameter): for example
-    `float(counter)`, `x.sum().item()`, or a number computed from captured state. A
-    number whose type cannot be told is not reported.
+    `float(counter)` or `len(CACHE)`, a number computed from captured state. A number
+    whose type cannot be told is not reported, nor one read from tensor data with
+    `.item()`/`.tolist()`, which graph-breaks instead (AIG502).
 
     ## Why is this bad?
     Dynamo records the number its fake-tensor call returned as a constant of the graph
@@ -36,10 +37,11 @@ class BakedScalarReturn(Rule):
     ```python
     import torch
 
+    TEMPERATURE = 1.0
+
     @torch.compiler.allow_in_graph
-    def normalise(x):
-        norm = x.norm().item()
-        return x / norm, norm  # AIG202
+    def soften(x):
+        return x / TEMPERATURE, float(TEMPERATURE)  # AIG202
     ```
 
     ## Use instead
@@ -47,9 +49,8 @@ class BakedScalarReturn(Rule):
     import torch
 
     @torch.compiler.allow_in_graph
-    def normalise(x):
-        norm = x.norm()
-        return x / norm, norm
+    def soften(x, temperature: float):
+        return x / temperature, temperature
     ```
     """
 
@@ -68,9 +69,11 @@ class BakedScalarReturn(Rule):
         def counted(x):
             return float(calls)  # AIG202
 
+        SEEN = []
+
         @torch.compiler.allow_in_graph
         def with_count(x):
-            return [x * 2, int(x.sum().item())]  # AIG202
+            return [x * 2, len(SEEN)]  # AIG202 AIG302
         """,
     )
     valid = (
@@ -100,7 +103,7 @@ class BakedScalarReturn(Rule):
             return
         if not inside and found.qualified != "builtins.float":
             return  # a top-level int graph-breaks instead (AIG201)
-        if facts.values.fixed_by_arguments(value, body, scope):
+        if facts.values.fixed_by_arguments(value, body, scope) or facts.values.data_dependent(value, scope):
             return
         where = "in its result" if inside else "as its result"
         yield report(

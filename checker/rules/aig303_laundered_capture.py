@@ -77,7 +77,7 @@ class LaunderedCapture(Rule):
 
         @torch.compiler.allow_in_graph
         def from_inputs(x, w):
-            return x.reshape(w.shape) * w.sum().item()
+            return x.reshape(w.shape) * w.sum()
         """,
     )
 

@@ -1,0 +1,218 @@
+"""What a registered body does besides computing with tensors.
+
+One walk per body collects three kinds of event the body rules report: Python side
+effects that run at trace time (AIG501), Python decisions on tensor data (AIG502),
+and host-side data access that needs a custom op (AIG503).
+
+Whether an expression is a tensor comes from inference, plus one local rule: a
+parameter is treated as a tensor when the body calls a tensor-only method on it
+(``x.sum()``, which no builtin type has). A bare unannotated parameter is not
+assumed to be a tensor, so ``if eps > 0`` is never reported.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from checker.facts.inference import Inference
+from checker.facts.kinds import Kind
+from checker.facts.scopes import BindingKind, Scope, ScopeTree
+from checker.facts.targets import Body
+from checker.torch_api import TENSOR_METHODS_RETURNING_TENSOR
+
+#: Method names of builtin types: calling one says nothing about tensors.
+_BUILTIN_METHODS = frozenset(
+    name for kind in (str, bytes, list, tuple, dict, set, int, float, complex) for name in dir(kind)
+)
+_TENSOR_ONLY_METHODS = TENSOR_METHODS_RETURNING_TENSOR - _BUILTIN_METHODS
+_LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+_SIDE_EFFECT_CALLS = {
+    "builtins.print": "print()",
+    "builtins.open": "open()",
+    "builtins.input": "input()",
+    "warnings.warn": "warnings.warn()",
+    "sys.stdout.write": "sys.stdout.write()",
+    "sys.stderr.write": "sys.stderr.write()",
+}
+_HOST_MODULES = ("numpy.", "scipy.", "cupy.", "ctypes.")
+_HOST_METHODS = frozenset({"numpy", "data_ptr"})
+_DATA_METHODS = frozenset({"item", "tolist"})
+
+
+class EventKind(enum.Enum):
+    SIDE_EFFECT = "side effect"
+    DATA_DEPENDENT = "data-dependent Python"
+    HOST_ACCESS = "host-side data access"
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: EventKind
+    node: cst.CSTNode
+    what: str
+
+
+class BodyEvents:
+    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+        self.tree = tree
+        self.inference = inference
+
+    def events(self, body: Body) -> list[Event]:
+        walker = _Walker(self, body)
+        body.node.body.visit(walker)
+        return walker.found + list(self._state_changes(body))
+
+    def _state_changes(self, body: Body) -> Iterator[Event]:
+        """``global``/``nonlocal`` assignments, and mutation of captured containers."""
+        for scope in body.scope.walk():
+            for binding in scope.redirected:
+                keyword = "global" if binding.name in scope.declared_global else "nonlocal"
+                yield Event(EventKind.SIDE_EFFECT, binding.node, f"assigns {keyword} '{binding.name}'")
+            for read in scope.reads:
+                owner = self.tree.owner(scope, read.name)
+                if read.mutation and owner is not None and not body.scope.encloses(owner):
+                    yield Event(EventKind.SIDE_EFFECT, read.node, f"changes captured '{read.name}' ({read.mutation})")
+
+    # -- what an expression is -----------------------------------------------------
+
+    def is_tensor(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        """Inferred tensor, or tensor-only use of a parameter (never a capture)."""
+        if isinstance(expr, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation)):
+            return any(self.is_tensor(child, scope, body) for child in _operands(expr))
+        if isinstance(expr, cst.Subscript):
+            return self.is_tensor(expr.value, scope, body)
+        if self.is_captured(expr, scope, body):
+            return False
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            method = expr.func.attr.value
+            receiver = expr.func.value
+            if method in _TENSOR_ONLY_METHODS and self.is_local(receiver, scope, body):
+                return True
+        return self.inference.infer(expr, scope).kind is Kind.TENSOR
+
+    def is_local(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        """An expression rooted in a parameter or local of the body (not captured state)."""
+        while isinstance(expr, (cst.Attribute, cst.Subscript, cst.Call)):
+            expr = expr.func if isinstance(expr, cst.Call) else expr.value
+        if not isinstance(expr, cst.Name):
+            return False
+        owner = self.tree.owner(scope, expr.value)
+        if owner is None or not body.scope.encloses(owner):
+            return False
+        params = [b for b in owner.bindings.get(expr.value, []) if b.kind is BindingKind.PARAMETER]
+        return not (body.bound_self and params and owner is body.scope and _is_first(params[0], body))
+
+    def is_captured(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        root = expr
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        owner = self.tree.owner(scope, root.value)
+        return owner is not None and not body.scope.encloses(owner)
+
+    def is_logger(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        if not isinstance(expr, cst.Name):
+            return False
+        for binding in self.tree.bindings(scope, expr.value):
+            if isinstance(binding.value, cst.Call):
+                names = self.inference.qualified_names(binding.value.func, binding.written_in)
+                if "logging.getLogger" in names:
+                    return True
+        return False
+
+
+class _Walker(cst.CSTVisitor):
+    def __init__(self, events: BodyEvents, body: Body) -> None:
+        super().__init__()
+        self.events = events
+        self.body = body
+        self.found: list[Event] = []
+        self._scopes: list[Scope] = [body.scope]
+
+    @property
+    def scope(self) -> Scope:
+        return self._scopes[-1]
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        self._scopes.append(self.events.tree.scope_of.get(node, self.scope))
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        self._scopes.pop()
+
+    visit_FunctionDef = visit_Lambda = visit_ClassDef = _enter  # type: ignore[assignment]
+    leave_FunctionDef = leave_Lambda = leave_ClassDef = _leave  # type: ignore[assignment]
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter  # type: ignore[assignment]
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave  # type: ignore[assignment]
+
+    def _emit(self, kind: EventKind, node: cst.CSTNode, what: str) -> None:
+        self.found.append(Event(kind, node, what))
+
+    def _condition(self, test: cst.BaseExpression, statement: str) -> None:
+        if self.events.is_tensor(test, self.scope, self.body):
+            self._emit(EventKind.DATA_DEPENDENT, test, f"branches on a tensor value in '{statement}'")
+
+    def visit_If(self, node: cst.If) -> None:
+        self._condition(node.test, "if")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._condition(node.test, "while")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._condition(node.test, "... if ... else ...")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._condition(node.test, "assert")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        events, scope, body = self.events, self.scope, self.body
+        names = events.inference.qualified_names(node.func, scope)
+        for name, label in _SIDE_EFFECT_CALLS.items():
+            if name in names:
+                self._emit(EventKind.SIDE_EFFECT, node, f"calls {label}")
+                return
+        if any(name.startswith("logging.") for name in names) or (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _LOGGER_METHODS
+            and events.is_logger(node.func.value, scope)
+        ):
+            self._emit(EventKind.SIDE_EFFECT, node, "logs")
+            return
+        if "builtins.bool" in names and node.args and events.is_tensor(node.args[0].value, scope, body):
+            self._emit(EventKind.DATA_DEPENDENT, node, "converts a tensor to a Python bool with bool(...)")
+            return
+        if isinstance(node.func, cst.Attribute):
+            method, receiver = node.func.attr.value, node.func.value
+            if method in _DATA_METHODS and events.is_local(receiver, scope, body):
+                self._emit(EventKind.DATA_DEPENDENT, node, f"reads tensor data into Python with .{method}()")
+                return
+            if method in _HOST_METHODS and events.is_local(receiver, scope, body):
+                self._emit(EventKind.HOST_ACCESS, node, f"calls .{method}() on a tensor")
+                return
+        host = sorted(name for name in names if name.startswith(_HOST_MODULES))
+        if host and any(_tensor_argument(events, arg.value, scope, body) for arg in node.args):
+            self._emit(EventKind.HOST_ACCESS, node, f"calls {host[0]}() on a tensor")
+
+
+def _tensor_argument(events: BodyEvents, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+    return events.is_tensor(expr, scope, body)
+
+
+def _is_first(binding: object, body: Body) -> bool:
+    params = body.node.params
+    first = (list(params.posonly_params) + list(params.params))[:1]
+    return bool(first) and first[0].name is getattr(binding, "node", None)
+
+
+def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(expr, cst.UnaryOperation):
+        return [expr.expression]
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.Comparison):
+        return [expr.left, *(target.comparator for target in expr.comparisons)]
+    return []

@@ -1,0 +1,16 @@
+"""Shared by the body rules: the events of one kind, with the function they occur in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker.facts.bodies import Event, EventKind
+from checker.facts.module import ModuleFacts
+
+
+def events_of(facts: ModuleFacts, kind: EventKind) -> Iterator[tuple[str, Event]]:
+    for body, event in facts.events:
+        if event.kind is kind:
+            yield (body.node.name.value if isinstance(body.node, cst.FunctionDef) else "<lambda>"), event

@@ -1,0 +1,102 @@
+"""AIG501 trace-time-side-effect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.bodies import EventKind
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules._events import events_of
+from checker.rules.base import Report, Rule, report
+
+
+class TraceTimeSideEffect(Rule):
+    """A registered function has Python side effects whose count depends on the backend.
+
+    ## What it does
+    Reports, inside a registered function: `print(...)`, logging calls (the `logging`
+    module or a `logging.getLogger(...)` logger), `warnings.warn(...)`, `open(...)` and
+    writes to `sys.stdout`/`sys.stderr`, assignments through `global`/`nonlocal`, and
+    changes to captured containers (`CACHE.append(...)`, `STATS["n"] = ...`).
+
+    ## Why is this bad?
+    The body does not run once per call. Dynamo runs it on FakeTensors while compiling;
+    under `eager` it then runs on every call (1+N times), while under `aot_eager` and
+    `inductor` it runs three times at compile time and never again (3+0): logs and
+    counters silently differ between backends, and state the body updates is frozen
+    into the compiled graph (evidence: `shared/evidence/dynamo/FINDINGS.md` sections 4
+    and 7; `exp_body_behaviours.py`, `exp_call_count_types.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def scaled(x):
+        print("scaling", x.shape)  # AIG501
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def scaled(x):
+        return x * 2
+
+    def run(x):
+        print("scaling", x.shape)
+        return scaled(x)
+    ```
+    """
+
+    code = "AIG501"
+    name = "trace-time-side-effect"
+    severity = Severity.WARNING
+    summary = "print, logging, warnings, file I/O, global/nonlocal assignment or captured-state mutation in the body."
+
+    invalid = (
+        """
+        import logging
+        import warnings
+
+        import torch
+
+        log = logging.getLogger(__name__)
+        SEEN = []
+        calls = 0
+
+        @torch.compiler.allow_in_graph
+        def traced(x):
+            global calls
+            calls += 1  # AIG501 AIG302
+            SEEN.append(x.shape)  # AIG501 AIG302
+            log.debug("traced %s", x.shape)  # AIG501
+            warnings.warn("slow path")  # AIG501
+            return x
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def local_state(x):
+            parts = []
+            parts.append(x * 2)
+            total = 0
+            total += 1
+            return torch.stack(parts) * total
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for function, event in events_of(facts, EventKind.SIDE_EFFECT):
+            yield report(
+                event.node,
+                f"{function}: {event.what} inside a registered function; it runs once at compile time plus once "
+                "per call under eager, but three times at compile time and never again under aot_eager and "
+                "inductor; move it outside the registered function",
+            )

@@ -1,0 +1,91 @@
+"""AIG502 data-dependent-python."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checker.facts.bodies import EventKind
+from checker.facts.module import ModuleFacts
+from checker.findings import Severity
+from checker.rules._events import events_of
+from checker.rules.base import Report, Rule, report
+
+
+class DataDependentPython(Rule):
+    """A registered function makes Python decisions on tensor values.
+
+    ## What it does
+    Reports, inside a registered function, Python control flow on a tensor value
+    (`if`, `while`, `assert`, a conditional expression), `bool(tensor)`, and `.item()`
+    or `.tolist()` of an argument or local tensor. An expression counts as a tensor
+    when inference says so or when the body calls a tensor-only method on a parameter
+    (`x.sum() > 0`); a bare parameter of unknown type does not (`if eps > 0` is fine).
+    Shapes (`x.shape[0] > 4`) are not data and are not reported.
+
+    ## Why is this bad?
+    Dynamo's fake-tensor call cannot decide a branch on data: it graph-breaks with
+    `Data dependent operator` / `Data-dependent branching` and traces the body itself,
+    losing the registration, or fails outright under `fullgraph=True` (`Could not guard
+    on data-dependent expression`, `PendingUnbackedSymbolNotFound`) (evidence:
+    `shared/evidence/dynamo/FINDINGS.md` sections 3, 4 and 10b;
+    `exp_body_behaviours.py`, `exp_output_types.py`).
+
+    ## Example
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def relu_if_positive(x):
+        if x.sum() > 0:  # AIG502
+            return x.relu()
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def relu_if_positive(x):
+        return torch.where(x.sum() > 0, x.relu(), x)
+    ```
+    """
+
+    code = "AIG502"
+    name = "data-dependent-python"
+    severity = Severity.WARNING
+    summary = "Python control flow on tensor values, bool(t), .item()/.tolist() of inputs in the body."
+
+    invalid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def clip(x: torch.Tensor, limit):
+            while x.abs().max() > limit:  # AIG502
+                x = x / 2
+            assert bool(x.isfinite().all())  # AIG502
+            scale = x.norm().item()  # AIG502
+            return x * (2 if x.mean() > 0 else 1), scale  # AIG502
+        """,
+    )
+    valid = (
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def shaped(x, eps, training: bool):
+            if x.shape[0] > 4 and eps > 0 and training:
+                x = x[:4]
+            return x if x.dim() == 2 else x.flatten()
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for function, event in events_of(facts, EventKind.DATA_DEPENDENT):
+            yield report(
+                event.node,
+                f"{function}: {event.what}; Dynamo cannot decide it on fake tensors, so it graph-breaks and traces "
+                "the body (losing the registration) or fails under fullgraph=True; use tensor ops such as "
+                "torch.where, or decide outside the registered function",
+            )
