@@ -147,26 +147,11 @@ def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registra
             continue
         wrapper = registrars.wrapper(call.func, scope)
         argument = registered_argument(call, wrapper[1] if wrapper is not None else 0)
-        if argument is None or _inside_wrapper_forwarding(argument, scope, tree, registrars):
+        if argument is None:
             continue
         kept = call not in tree.discarded_calls
         found.append(Registration(call, spelling, Form.CALL, argument, scope, kept))
     return found
-
-
-def _inside_wrapper_forwarding(
-    argument: cst.BaseExpression, scope: Scope, tree: ScopeTree, registrars: Registrars
-) -> bool:
-    """The ``allow_in_graph(fn)`` inside a wrapper registers the wrapper's caller's target, not ``fn``."""
-    if not isinstance(argument, cst.Name):
-        return False
-    owner = tree.owner(scope, argument.value)
-    return (
-        owner is not None
-        and isinstance(owner.node, cst.FunctionDef)
-        and owner.node in registrars.wrappers
-        and any(b.kind is BindingKind.PARAMETER for b in owner.bindings.get(argument.value, []))
-    )
 
 
 def _source(expr: cst.BaseExpression) -> str:
