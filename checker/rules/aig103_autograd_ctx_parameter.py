@@ -25,11 +25,13 @@ class AutogradCtxParameter(Rule):
     `backward` helper registered on its own and handed the autograd context.
 
     ## Why is this bad?
-    The context object is not Proxy-able, so the call cannot go into the graph as an
-    argument (evidence: `shared/evidence/dynamo/FINDINGS.md` section 2, "custom class
-    instance"), and the tensors saved on it reach the body without being arguments,
-    which the captures clause forbids (section 1a). Register the `autograd.Function`
-    subclass itself, or pass the saved tensors explicitly.
+    The context is not a Proxy-able value and the tensors saved on it reach the body
+    without being arguments. In torch 2.13 an `autograd.Function` that hands its `ctx`
+    to such helpers fails on every backend with an internal `AssertionError:
+    lift_tracked_freevar_to_input should not be called on root SubgraphTracer` that
+    names neither the helper nor the context (evidence: `evidence/dynamo/FINDINGS.md`
+    section D8, `exp_ctx_argument.py`). Register the `autograd.Function` subclass
+    itself, or pass the saved tensors explicitly.
 
     ## Example
     ```python
