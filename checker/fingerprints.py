@@ -1,11 +1,14 @@
 """Fingerprints that identify a finding across edits that do not touch it.
 
 A fingerprint hashes what the finding is about, not where it is: the code, the
-file, the text of the offending line (whitespace collapsed) and of the reported
-expression, and the occurrence of that combination in the file. Line numbers and
-messages (which cite line numbers) are left out, so inserting lines above a finding
-keeps its fingerprint; editing the offending line itself makes a new one. Baselines
-and SARIF ``partialFingerprints`` use them.
+file's path relative to its project root (the nearest folder above it holding a
+``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``, so the directory a run
+starts from does not matter), the text of the offending line (whitespace collapsed)
+and of the reported expression, and the occurrence of that combination in the file.
+Line numbers and messages that cite them are left out, so inserting lines above a
+finding keeps its fingerprint; editing the offending line itself makes a new one.
+Files that cannot be parsed (AIG900) have no line text, so their message counts.
+Baselines and SARIF ``partialFingerprints`` use them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
 
 from checker.findings import Finding
 
@@ -24,11 +29,36 @@ def fingerprinted(findings: Sequence[Finding], lines: Sequence[str]) -> list[Fin
     result = []
     for finding in findings:
         line = _collapse(_line(lines, finding.line))
-        key = (finding.code, finding.path.replace("\\", "/"), line, _collapse(_expression(lines, finding)))
+        expression = _collapse(_expression(lines, finding)) if lines else finding.message
+        key = (finding.code, project_path(finding.path), line, expression)
         seen[key] += 1
         digest = hashlib.sha256("\x1f".join((*key, str(seen[key]))).encode("utf-8", "surrogatepass")).hexdigest()[:32]
         result.append(replace(finding, fingerprint=digest))
     return result
+
+
+def project_path(path: str) -> str:
+    """``path`` relative to its project root, POSIX-style; as given when it is not on disk."""
+    candidate = Path(path)
+    try:
+        if not candidate.is_file():
+            return path.replace("\\", "/")
+        absolute = candidate.resolve()
+    except OSError:
+        return path.replace("\\", "/")
+    root = _project_root(absolute.parent)
+    return absolute.relative_to(root).as_posix() if root is not None else path.replace("\\", "/")
+
+
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+@lru_cache(maxsize=1024)
+def _project_root(directory: Path) -> Path | None:
+    for folder in (directory, *directory.parents):
+        if any((folder / marker).exists() for marker in _ROOT_MARKERS):
+            return folder
+    return None
 
 
 def _line(lines: Sequence[str], number: int) -> str:

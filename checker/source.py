@@ -24,6 +24,17 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a source as Python numbers them (line 1 is index 0).
+
+    Unlike ``str.splitlines``, form feeds and other Unicode separators do not end a line.
+    """
+    return _LINE_END.split(text)
+
+
 @dataclass(frozen=True)
 class Unanalysable:
     """Why a file cannot be analysed, and where (1-based)."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from checker.reporters import json, text
+from checker.reporters import github, json, sarif, text
 from checker.reporters.base import RenderOptions, Reporter, ordered
 
 REPORTERS: dict[str, Reporter] = {
     "text": text.render,
     "json": json.render,
+    "sarif": sarif.render,
+    "github": github.render,
 }
 
 __all__ = ["REPORTERS", "RenderOptions", "Reporter", "ordered"]
