@@ -17,7 +17,7 @@ from pathlib import Path
 from checker.findings import Finding, Severity
 from checker.fingerprints import fingerprinted
 from checker.fixes import apply_fixes, source_encoding
-from checker.noqa import NoqaIndex
+from checker.noqa import Hit, NoqaIndex, UnusedNoqa
 from checker.rules import Rule
 from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Fix
@@ -28,6 +28,7 @@ from checker.source import (
     decode_source,
     python_gate,
     read_candidate,
+    split_lines,
     syntax_error,
     too_large,
 )
@@ -47,10 +48,17 @@ class FileReport:
     fixed_source: str | None = None
     encoding: str = "utf-8"
     fixed: int = 0
+    #: With ``unused_noqa=True``: the suppression comments that suppressed nothing.
+    unused_noqa: tuple[UnusedNoqa, ...] = ()
 
 
 def check_path(
-    path: Path, rules: Sequence[Rule], display_path: str | None = None, *, fix: bool = False
+    path: Path,
+    rules: Sequence[Rule],
+    display_path: str | None = None,
+    *,
+    fix: bool = False,
+    unused_noqa: bool = False,
 ) -> FileReport:
     """Check one file on disk; unreadable files become AIG900."""
     shown = display_path or str(path)
@@ -59,14 +67,17 @@ def check_path(
         return FileReport(shown)
     if isinstance(candidate, Unanalysable):
         return _unanalysable(shown, rules, candidate)
-    return check_source(candidate, shown, rules, fix=fix)
+    return check_source(candidate, shown, rules, fix=fix, unused_noqa=unused_noqa)
 
 
-def check_source(data: bytes, path: str, rules: Sequence[Rule], *, fix: bool = False) -> FileReport:
+def check_source(
+    data: bytes, path: str, rules: Sequence[Rule], *, fix: bool = False, unused_noqa: bool = False
+) -> FileReport:
     """Check the bytes of one Python file, shown as ``path`` in findings.
 
     With ``fix``, findings whose rule offers a fix are fixed instead of reported, and
-    the fixed source comes back in ``fixed_source``. Nothing is written here.
+    the fixed source comes back in ``fixed_source``. Nothing is written here. With
+    ``unused_noqa``, the suppression comments that suppressed nothing come back too.
     """
     if PREFILTER not in data:
         return FileReport(path)
@@ -77,14 +88,16 @@ def check_source(data: bytes, path: str, rules: Sequence[Rule], *, fix: bool = F
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return _unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
-        return _check_text(text, path, rules, fix)
+        return _check_text(text, path, rules, fix, unused_noqa)
     except RecursionError:
         return _unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return FileReport(path, internal_error=traceback.format_exc())
 
 
-def _check_text(text: str, path: str, rules: Sequence[Rule], fix: bool = False) -> FileReport:
+def _check_text(
+    text: str, path: str, rules: Sequence[Rule], fix: bool = False, unused_noqa: bool = False
+) -> FileReport:
     import libcst as cst  # imported lazily: most files never get here
 
     from checker.facts.module import ModuleFacts
@@ -99,13 +112,14 @@ def _check_text(text: str, path: str, rules: Sequence[Rule], fix: bool = False) 
         return _unanalysable(path, rules, syntax_error(gate, error))
     facts = ModuleFacts(module, path)
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
-    if not raw:
+    if not raw and not unused_noqa:
         return FileReport(path, parsed=True)
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)])
     noqa = NoqaIndex.from_text(text)
     findings: set[Finding] = set()
     fixes: list[Fix] = []
     suppressed = 0
+    used: set[Hit] = set()
     for rule, report in raw:
         (line, column), (end_line, end_column) = spans[report.node]
         finding = Finding(
@@ -119,8 +133,10 @@ def _check_text(text: str, path: str, rules: Sequence[Rule], fix: bool = False) 
             rule.severity,
             report.render(lambda node: spans[node][0][0]),
         )
-        if noqa.suppresses(line, rule.code, rule.name):
+        hits = noqa.hits(line, rule.code, rule.name)
+        if hits:
             suppressed += 1
+            used.update(hits)
         elif fix and report.fix is not None:
             fixes.append(report.fix)
         else:
@@ -129,12 +145,13 @@ def _check_text(text: str, path: str, rules: Sequence[Rule], fix: bool = False) 
     fixed_source = apply_fixes(module, fixes) if fixes else None
     return FileReport(
         path,
-        tuple(fingerprinted(ordered, text.splitlines())),
+        tuple(fingerprinted(ordered, split_lines(text))),
         parsed=True,
         suppressed=suppressed,
         fixed_source=fixed_source if fixed_source != text else None,
         encoding=source_encoding(data_encoding=module.encoding),
         fixed=len(fixes),
+        unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
     )
 
 

@@ -1,11 +1,24 @@
-"""Rule selection: which rules a run uses, from ``--select`` and ``--ignore``.
+"""Rule selection: which rules a run uses, from the configuration and the command line.
 
-Each value is a comma-separated list and the options may be repeated. A token is a
-code (``AIG301``), a rule name (``captured-tensor``) or a code prefix (``AIG3``,
-``AIG``), in any case. Codes that are reserved but not implemented yet (``PLANNED``)
-are valid tokens that select nothing, so that a configuration written today keeps
-working when the rule lands. ``--ignore`` wins over ``--select``: the result is the
-selected rules minus the ignored ones.
+A token is a code (``AIG301``), a rule name (``captured-tensor``) or a code prefix
+(``AIG3``, ``AIG``), in any case; command-line values are comma-separated and the
+options may be repeated. Codes that are reserved but not implemented yet
+(``PLANNED``) are valid tokens that select nothing, so that a configuration written
+today keeps working when the rule lands.
+
+Selection starts from the default set, every implemented rule that is on by
+default, and applies :class:`Layer` values in order, the configuration file's and
+then the command line's, as ruff does. In each layer ``select`` replaces the set
+chosen so far (so ``--select`` on the command line discards the file's ``select``,
+``extend-select`` and ``ignore``), ``extend-select`` adds to it and ``ignore``
+removes from it. ``ignore`` wins within a layer, even over a more specific
+``select``.
+
+A rule that is off by default (``Rule.default_enabled = False``) runs only when a
+``select`` or ``extend-select`` names its code or name exactly; a prefix such as
+``AIG1`` or ``AIG`` does not turn it on, so that asking for a family does not bring
+in its noisiest members. ``doc-strict`` turns on the documented-only rules
+(:data:`DOC_STRICT_CODES`): they join the default set and prefixes select them.
 """
 
 from __future__ import annotations
@@ -13,11 +26,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from checker.rules import ALL_RULES, PLANNED, Rule
+from checker import rules as registry
+from checker.rules import Rule
 
 #: What a code prefix looks like: ``AIG`` followed by up to three digits.
 _PREFIX = re.compile(r"^AIG\d{0,3}$")
+
+#: Off-by-default rules that ``doc-strict`` turns on: checks of what the documentation
+#: promises rather than of what fails (DESIGN.md section 2).
+DOC_STRICT_CODES: frozenset[str] = frozenset({"AIG105"})
 
 
 class SelectionError(ValueError):
@@ -29,12 +48,33 @@ class Selection:
     """The outcome of selection.
 
     ``rules`` are fresh instances, ordered by code. ``notes`` say where a token was
-    valid but selects nothing that runs (a planned code), so the user is not misled
-    into reading "no findings" as "checked".
+    valid but selects nothing that runs (a planned code, or a prefix of rules that
+    are off by default), so the user is not misled into reading "no findings" as
+    "checked".
     """
 
     rules: tuple[Rule, ...]
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One place that chooses rules. ``origin`` prefixes option names in messages:
+    ``"--"`` for the command line, ``"pyproject.toml: [tool.aigcheck] "`` for a file."""
+
+    select: Sequence[str] | None = None
+    extend_select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
+    origin: str = "--"
+
+
+class Resolved(NamedTuple):
+    """What one token stands for: implemented codes that it selects, planned codes,
+    and implemented codes that a prefix leaves out because they are off by default."""
+
+    implemented: set[str]
+    planned: set[str]
+    off: set[str]
 
 
 def split_tokens(values: Iterable[str]) -> list[str]:
@@ -45,34 +85,42 @@ def split_tokens(values: Iterable[str]) -> list[str]:
 def select_rules(
     select: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
-    rules: Sequence[type[Rule]] = ALL_RULES,
-    planned: Mapping[str, str] = PLANNED,
+    rules: Sequence[type[Rule]] | None = None,
+    planned: Mapping[str, str] | None = None,
+    *,
+    extend_select: Sequence[str] = (),
+    doc_strict: bool = False,
 ) -> Selection:
-    """Resolve the option values against ``rules`` and ``planned``.
+    """Resolve one layer of option values; see :func:`resolve_selection`."""
+    return resolve_selection([Layer(select, extend_select, ignore)], rules, planned, doc_strict=doc_strict)
 
-    ``select=None`` means the default: every implemented rule. Raises
-    :class:`SelectionError` for a token that matches nothing, with the valid choices.
+
+def resolve_selection(
+    layers: Sequence[Layer],
+    rules: Sequence[type[Rule]] | None = None,
+    planned: Mapping[str, str] | None = None,
+    *,
+    doc_strict: bool = False,
+) -> Selection:
+    """Apply ``layers`` in order to the default set (module docstring).
+
+    ``rules`` and ``planned`` default to the registry. Raises :class:`SelectionError`
+    for a token that matches nothing, with the valid choices.
     """
-    catalogue = Catalogue(rules, planned)
+    catalogue = Catalogue(
+        registry.ALL_RULES if rules is None else rules, registry.PLANNED if planned is None else planned
+    )
     notes: list[str] = []
-    if select is None:
-        chosen = set(catalogue.implemented)
-    else:
-        tokens = split_tokens(select)
-        if not tokens:
-            raise SelectionError(f"--select was given no codes; {catalogue.choices()}")
-        chosen = set()
-        for token in tokens:
-            implemented, reserved = catalogue.resolve(token, "--select")
-            chosen |= implemented
-            if not implemented:
-                notes.append(
-                    f"--select {token} names only planned rules ({', '.join(sorted(reserved))}), "
-                    "which are not implemented yet; it selects nothing"
-                )
-    for token in split_tokens(ignore):
-        implemented, _ = catalogue.resolve(token, "--ignore")
-        chosen -= implemented
+    chosen = catalogue.defaults(doc_strict)
+    for layer in layers:
+        if layer.select is not None:
+            tokens = split_tokens(layer.select)
+            if not tokens:
+                raise SelectionError(f"{layer.origin}select was given no codes; {catalogue.choices()}")
+            chosen = catalogue.select(tokens, f"{layer.origin}select", doc_strict, notes)
+        chosen |= catalogue.select(split_tokens(layer.extend_select), f"{layer.origin}extend-select", doc_strict, notes)
+        for token in split_tokens(layer.ignore):
+            chosen -= catalogue.resolve(token, f"{layer.origin}ignore", include_off=True).implemented
     ordered = sorted(chosen)
     return Selection(tuple(catalogue.implemented[code]() for code in ordered), tuple(notes))
 
@@ -83,7 +131,7 @@ class Catalogue:
     @classmethod
     def from_registry(cls) -> Catalogue:
         """The catalogue of the rule registry (``ALL_RULES`` and ``PLANNED``)."""
-        return cls(ALL_RULES, PLANNED)
+        return cls(registry.ALL_RULES, registry.PLANNED)
 
     def __init__(self, rules: Sequence[type[Rule]], planned: Mapping[str, str]) -> None:
         self.implemented: dict[str, type[Rule]] = {rule.code.upper(): rule for rule in rules}
@@ -99,19 +147,50 @@ class Catalogue:
         code = self._names.get(token.strip().lower(), token.strip().upper())
         return code if code in self.implemented or code in self.planned else None
 
-    def resolve(self, token: str, option: str) -> tuple[set[str], set[str]]:
-        """The (implemented, planned) codes that ``token`` stands for."""
+    def defaults(self, doc_strict: bool = False) -> set[str]:
+        """The codes a run uses when nothing is selected."""
+        return {code for code in self.implemented if self.on_by_prefix(code, doc_strict)}
+
+    def on_by_prefix(self, code: str, doc_strict: bool = False) -> bool:
+        """Whether a prefix (and the default set) includes the implemented rule ``code``."""
+        return self.implemented[code].default_enabled or (doc_strict and code in DOC_STRICT_CODES)
+
+    def select(self, tokens: Sequence[str], option: str, doc_strict: bool, notes: list[str]) -> set[str]:
+        """The implemented codes ``tokens`` select; a note for each token that selects none."""
+        chosen: set[str] = set()
+        for token in tokens:
+            implemented, reserved, off = self.resolve(token, option, doc_strict=doc_strict)
+            chosen |= implemented
+            if implemented:
+                continue
+            if off:
+                hint = " or set doc-strict" if off <= DOC_STRICT_CODES else ""
+                notes.append(
+                    f"{option} {token} matches only rules that are off by default ({', '.join(sorted(off))}); "
+                    f"name them exactly{hint} to run them"
+                )
+            else:
+                notes.append(
+                    f"{option} {token} names only planned rules ({', '.join(sorted(reserved))}), "
+                    "which are not implemented yet; it selects nothing"
+                )
+        return chosen
+
+    def resolve(self, token: str, option: str, *, doc_strict: bool = False, include_off: bool = False) -> Resolved:
+        """What ``token`` stands for (:class:`Resolved`); ``include_off`` puts every
+        implemented rule a prefix matches into ``implemented`` (for ``ignore``)."""
         upper = token.upper()
         code = self.lookup(token)
         if code in self.implemented:
-            return {code}, set()
+            return Resolved({code}, set(), set())
         if code in self.planned:
-            return set(), {code}
+            return Resolved(set(), {code}, set())
         if _PREFIX.match(upper):
-            implemented = {c for c in self.implemented if c.startswith(upper)}
+            matched = {c for c in self.implemented if c.startswith(upper)}
             planned = {c for c in self.planned if c.startswith(upper)}
-            if implemented or planned:
-                return implemented, planned
+            off = set() if include_off else {c for c in matched if not self.on_by_prefix(c, doc_strict)}
+            if matched or planned:
+                return Resolved(matched - off, planned, off)
         raise SelectionError(f"{option}: unknown rule '{token}'; {self.choices()}")
 
     def choices(self, prefixes: bool = True) -> str:

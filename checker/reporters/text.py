@@ -3,7 +3,9 @@
 ``path:line:col: AIG301 [error] message`` is the shape editors and CI log parsers
 already understand (it is what flake8 and ruff print). With ``show_source`` (the
 CLI turns it on for a terminal) each finding is followed by its source line and a
-caret line under the reported span.
+caret line under the reported span. With ``color`` (the CLI turns it on for a
+terminal, unless ``NO_COLOR`` is set) paths are bold and severities, codes and carets
+are coloured with ANSI escapes; other formats are never coloured.
 """
 
 from __future__ import annotations
@@ -18,15 +20,21 @@ from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, ordered
 # feeds and other separators, which would shift every later line number.
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
+_RESET = "\033[0m"
+_BOLD = "\033[1m"
+_DIM = "\033[2m"
+#: Severity colours: red, yellow, cyan, each bold.
+_SEVERITY_COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
 
-def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS, /) -> str:
+
+def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS, /, *, color: bool = False) -> str:
     """The findings as text, ending in a newline (or empty when there is nothing to say)."""
     findings = ordered(findings)
     out: list[str] = []
     for finding in findings:
-        out.append(format_finding(finding))
+        out.append(format_finding(finding, color=color))
         if options.show_source:
-            excerpt = _excerpt(finding, options.source_lines.get(finding.path))
+            excerpt = _excerpt(finding, options.source_lines.get(finding.path), color)
             if excerpt:
                 out.extend(excerpt)
                 out.append("")
@@ -35,10 +43,17 @@ def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS
     return "".join(line + "\n" for line in out)
 
 
-def format_finding(finding: Finding) -> str:
+def format_finding(finding: Finding, *, color: bool = False) -> str:
     """``path:line:col: CODE [severity] message``."""
+    if not color:
+        return (
+            f"{finding.path}:{finding.line}:{finding.column}: {finding.code} [{finding.severity.value}] "
+            f"{finding.message}"
+        )
+    hue = _SEVERITY_COLORS[finding.severity]
     return (
-        f"{finding.path}:{finding.line}:{finding.column}: {finding.code} [{finding.severity.value}] {finding.message}"
+        f"{_BOLD}{finding.path}{_RESET}:{finding.line}:{finding.column}: {_BOLD}{finding.code}{_RESET} "
+        f"{hue}[{finding.severity.value}]{_RESET} {finding.message}"
     )
 
 
@@ -69,7 +84,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {plural}"
 
 
-def _excerpt(finding: Finding, lines: Sequence[str] | None) -> list[str]:
+def _excerpt(finding: Finding, lines: Sequence[str] | None, color: bool = False) -> list[str]:
     """The source line of ``finding`` with carets under its span, gutter-numbered."""
     if lines is None or not 1 <= finding.line <= len(lines):
         return []
@@ -87,4 +102,8 @@ def _excerpt(finding: Finding, lines: Sequence[str] | None) -> list[str]:
     indent += " " * max(0, start - 1 - len(source))
     gutter = str(finding.line)
     pad = " " * len(gutter)
-    return [f" {gutter} | {source}", f" {pad} | {indent}{'^' * (end - start)}"]
+    carets = "^" * (end - start)
+    if color:
+        hue = _SEVERITY_COLORS[finding.severity]
+        return [f"{_DIM} {gutter} |{_RESET} {source}", f"{_DIM} {pad} |{_RESET} {indent}{hue}{carets}{_RESET}"]
+    return [f" {gutter} | {source}", f" {pad} | {indent}{carets}"]

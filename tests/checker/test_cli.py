@@ -18,6 +18,7 @@ import pytest
 
 import checker
 from checker import cli, engine
+from checker import rules as rules_registry
 from checker.engine import FileReport
 from checker.findings import Finding, Severity
 from checker.rules import ALL_RULES, PLANNED
@@ -72,7 +73,7 @@ class TestExitStatus:
     ) -> None:
         found = Finding("pkg/clean.py", 2, 3, 2, 4, "AIG407", "private-api", severity, "Use the public API.")
         monkeypatch.setattr(
-            cli, "check_path", lambda path, rules, display_path=None: FileReport(display_path, (found,))
+            cli, "check_path", lambda path, rules, display_path=None, **_: FileReport(display_path, (found,))
         )
         status, out, _ = run(capsys, "pkg/clean.py")
         assert status == expected
@@ -213,7 +214,8 @@ class TestOutput:
 
 class TestStdin:
     @pytest.fixture
-    def stdin(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def stdin(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.chdir(tmp_path)  # away from any configuration above the repository
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(UNDECODABLE)))
 
     def test_dash_reads_stdin(self, stdin: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -250,8 +252,11 @@ class TestSelection:
         assert err.startswith("aigcheck: error: --select: unknown rule 'AIG999'; ")
         assert "AIG900 (parse-error)" in err
 
-    def test_planned_code_gets_a_note(self, tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        planned = next(iter(PLANNED))
+    def test_planned_code_gets_a_note(
+        self, tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(rules_registry, "PLANNED", {"AIG601": "future-rule"})
+        planned = "AIG601"
         status, out, err = run(capsys, "--select", planned, "pkg")
         assert (status, out) == (0, "No findings.\n")
         assert err.startswith(f"aigcheck: note: --select {planned} names only planned rules")
@@ -285,8 +290,9 @@ class TestRuleDocumentation:
             assert status == 0
             assert rule.documentation() in out
 
-    def test_explain_planned(self, capsys: pytest.CaptureFixture[str]) -> None:
-        code, name = next(iter(PLANNED.items()))
+    def test_explain_planned(self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(rules_registry, "PLANNED", {"AIG601": "future-rule"})
+        code, name = "AIG601", "future-rule"
         status, out, _ = run(capsys, "--explain", name)
         assert status == 0
         assert out.startswith(f"{code} ({name}) is planned but not implemented yet")
@@ -315,3 +321,426 @@ def test_python_dash_m_checker(tmp_path: Path) -> None:
     )
     assert result.returncode == 1, result.stderr
     assert [finding["code"] for finding in json.loads(result.stdout)] == ["AIG900"]
+
+
+# AIG407 (info, fixable) on line 6, AIG301 (error) on line 8, AIG501 (warning) on line 13.
+SAMPLE = """\
+import torch
+
+w = torch.ones(3)
+
+
+@torch._dynamo.allow_in_graph
+def f(x):
+    return x * w
+
+
+@torch.compiler.allow_in_graph
+def g(x):
+    print(x)
+    return x
+"""
+FIXED = SAMPLE.replace("torch._dynamo.allow_in_graph", "torch.compiler.allow_in_graph")
+ONLY_FIXABLE = "import torch\n\n\n@torch._dynamo.allow_in_graph\ndef f(x):\n    return x\n"
+
+
+@pytest.fixture
+def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory with ``m.py`` holding :data:`SAMPLE`."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text(SAMPLE, encoding="utf-8")
+    return tmp_path
+
+
+def set_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+class TestStatistics:
+    def test_after_the_findings_and_before_the_summary(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        (sample / "n.py").write_text(SAMPLE.replace("print(x)", "pass"), encoding="utf-8")
+        status, out, err = run(capsys, "--statistics", "m.py", "n.py")
+        assert (status, err) == (1, "")
+        assert len(out.splitlines()) == 5 + 4
+        assert out.splitlines()[5:] == [
+            "2  AIG301  captured-tensor         [error]",
+            "2  AIG407  private-api             [info]",
+            "1  AIG501  trace-time-side-effect  [warning]",
+            "Found 5 findings (2 errors, 1 warning, 2 info) in 2 files.",
+        ]
+
+    def test_table(self) -> None:
+        found = [
+            Finding("a.py", n, 1, n, 1, code, name, severity, "m")
+            for n, (code, name, severity) in enumerate(
+                [
+                    ("AIG501", "trace-time-side-effect", Severity.WARNING),
+                    ("AIG301", "captured-tensor", Severity.ERROR),
+                    ("AIG501", "trace-time-side-effect", Severity.WARNING),
+                ]
+                * 4,
+                1,
+            )
+        ]
+        assert cli.statistics(found) == (
+            "8  AIG501  trace-time-side-effect  [warning]\n4  AIG301  captured-tensor         [error]\n"
+        )
+        assert cli.statistics([]) == ""
+
+    def test_machine_formats_keep_stdout_to_themselves(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--statistics", "--output-format", "json", "m.py")
+        assert status == 1
+        assert [finding["code"] for finding in json.loads(out)] == ["AIG407", "AIG301", "AIG501"]
+        assert err.splitlines()[0].split() == ["1", "AIG301", "captured-tensor", "[error]"]
+
+    def test_printed_even_when_quiet(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        lines = run(capsys, "-q", "--statistics", "--select", "AIG301", "m.py")[1].splitlines()
+        assert len(lines) == 2
+        assert lines[0].startswith("m.py:8:16: AIG301 [error]")
+        assert lines[1] == "1  AIG301  captured-tensor  [error]"
+
+
+class TestExitStatusOptions:
+    @pytest.mark.parametrize(
+        ("argv", "status"),
+        [
+            pytest.param([], 1, id="default-fails-on-warning"),
+            pytest.param(["--select", "AIG407"], 0, id="info-alone-passes"),
+            pytest.param(["--select", "AIG407", "--fail-on", "info"], 1, id="fail-on-info"),
+            pytest.param(["--select", "AIG407,AIG501", "--fail-on", "error"], 0, id="fail-on-error-passes-a-warning"),
+            pytest.param(["--select", "AIG301", "--fail-on", "error"], 1, id="fail-on-error-fails-an-error"),
+            pytest.param(["--exit-zero"], 0, id="exit-zero"),
+            pytest.param(["--exit-zero", "--fail-on", "info"], 0, id="exit-zero-wins-over-fail-on"),
+        ],
+    )
+    def test_status(self, sample: Path, capsys: pytest.CaptureFixture[str], argv: list[str], status: int) -> None:
+        assert run(capsys, *argv, "m.py")[0] == status
+
+    def test_exit_zero_keeps_2_for_internal_errors(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(
+            cli, "check_path", lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom")
+        )
+        assert run(capsys, "--exit-zero", "m.py")[0] == 2
+
+    def test_exit_zero_keeps_2_for_usage_errors(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert run(capsys, "--exit-zero", "--select", "nope", "m.py")[0] == 2
+
+    def test_unknown_fail_on(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, _, err = run(capsys, "--fail-on", "fatal", "m.py")
+        assert status == 2
+        assert "invalid choice: 'fatal'" in err
+
+
+class TestUnusedNoqa:
+    @pytest.fixture
+    def noqa(self, sample: Path) -> Path:
+        text = SAMPLE.replace("return x * w", "return x * w  # noqa: AIG301").replace("def g(x):", "def g(x):  # noqa")
+        (sample / "m.py").write_text(text, encoding="utf-8")
+        return sample
+
+    def test_not_reported_unless_asked(self, noqa: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, _ = run(capsys, "--select", "AIG301", "m.py")
+        assert (status, out) == (0, "No findings.\n")
+
+    def test_reported_in_their_own_lines_and_fail_the_run(self, noqa: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--select", "AIG301", "--report-unused-noqa", "m.py")
+        assert (status, err) == (1, "")
+        assert out == (
+            "m.py:12:12: unused noqa: '# noqa' suppresses nothing on this line\n"
+            "No findings.\n"
+            "Found 1 unused noqa comment.\n"
+        )
+
+    def test_with_findings_and_exit_zero(self, noqa: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, _ = run(capsys, "--report-unused-noqa", "--exit-zero", "--select", "AIG3,AIG407", "m.py")
+        assert status == 0
+        assert out.splitlines() == [
+            out.splitlines()[0],
+            "m.py:12:12: unused noqa: '# noqa' suppresses nothing on this line",
+            "Found 1 finding (1 info) in 1 file.",
+            "Found 1 unused noqa comment.",
+        ]
+        assert out.startswith("m.py:6:2: AIG407 [info]")
+
+    def test_machine_formats_send_them_to_stderr(self, noqa: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--report-unused-noqa", "--output-format", "json", "--select", "AIG301", "m.py")
+        assert (status, json.loads(out)) == (1, [])
+        assert err == (
+            "m.py:12:12: unused noqa: '# noqa' suppresses nothing on this line\n"
+            "aigcheck: note: Found 1 unused noqa comment.\n"
+        )
+
+    def test_used_comments_are_not_reported(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        text = SAMPLE.replace("return x * w", "return x * w  # noqa: AIG301")
+        (sample / "m.py").write_text(f"# aigcheck: noqa: private-api\n{text}", encoding="utf-8")
+        status, out, _ = run(capsys, "--report-unused-noqa", "m.py")
+        assert status == 1  # the AIG501 warning
+        assert "unused" not in out
+
+
+class TestFix:
+    def test_writes_the_file_and_reports_what_is_left(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--fix", "m.py")
+        assert (status, err) == (1, "")
+        assert (sample / "m.py").read_text(encoding="utf-8") == FIXED
+        assert [line.split()[1] for line in out.splitlines()[:2]] == ["AIG301", "AIG501"]
+        assert out.splitlines()[2:] == [
+            "Found 2 findings (1 error, 1 warning) in 1 file.",
+            "Fixed 1 finding in 1 file.",
+        ]
+
+    def test_exit_0_when_everything_left_is_fixed(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        (sample / "m.py").write_text(ONLY_FIXABLE, encoding="utf-8")
+        assert run(capsys, "--fix", "--fail-on", "info", "m.py") == (
+            0,
+            "No findings.\nFixed 1 finding in 1 file.\n",
+            "",
+        )
+
+    @pytest.mark.parametrize(
+        ("before", "after"),
+        [
+            pytest.param(
+                b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + ONLY_FIXABLE.encode(),
+                b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + ONLY_FIXABLE.replace("_dynamo", "compiler").encode(),
+                id="latin-1-cookie",
+            ),
+            pytest.param(
+                b"\xef\xbb\xbf" + ONLY_FIXABLE.encode(),
+                b"\xef\xbb\xbf" + ONLY_FIXABLE.replace("_dynamo", "compiler").encode(),
+                id="utf-8-bom",
+            ),
+            pytest.param(
+                ONLY_FIXABLE.replace("\n", "\r\n").encode(),
+                ONLY_FIXABLE.replace("_dynamo", "compiler").replace("\n", "\r\n").encode(),
+                id="crlf",
+            ),
+            pytest.param(
+                ONLY_FIXABLE.rstrip("\n").encode(),
+                ONLY_FIXABLE.replace("_dynamo", "compiler").rstrip("\n").encode(),
+                id="no-final-newline",
+            ),
+        ],
+    )
+    def test_keeps_the_bytes_it_does_not_fix(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], before: bytes, after: bytes
+    ) -> None:
+        (sample / "m.py").write_bytes(before)
+        assert run(capsys, "--fix", "m.py")[0] == 0
+        assert (sample / "m.py").read_bytes() == after
+
+    def test_files_without_fixes_are_not_written(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        (sample / "m.py").write_text(SAMPLE.replace("_dynamo", "compiler"), encoding="utf-8")
+        os.utime(sample / "m.py", (0, 0))
+        run(capsys, "--fix", "m.py")
+        assert (sample / "m.py").stat().st_mtime == 0
+
+    def test_a_file_that_cannot_be_written_exits_2(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def refuse(self: Path, data: bytes) -> int:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(Path, "write_bytes", refuse)
+        status, out, err = run(capsys, "--fix", "m.py")
+        assert status == 2
+        assert err == "aigcheck: error: cannot write the fixes of m.py: Permission denied\n"
+        assert "Fixed" not in out
+
+    def test_stdin_prints_the_fixed_source(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.chdir(tmp_path)
+        set_stdin(monkeypatch, SAMPLE.encode())
+        status, out, err = run(capsys, "--fix", "-")
+        assert status == 1
+        assert out == FIXED
+        assert [line.split()[1] for line in err.splitlines()[:2]] == ["AIG301", "AIG501"]
+        assert err.splitlines()[-1] == "Fixed 1 finding in 1 file."
+
+    def test_stdin_without_fixes_prints_the_source_unchanged(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.chdir(tmp_path)
+        set_stdin(monkeypatch, b"x = 1  # no registration at all\n")
+        assert run(capsys, "--fix", "-") == (0, "x = 1  # no registration at all\n", "No findings.\n")
+
+    def test_stdin_with_other_paths_is_a_usage_error(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--fix", "-", "m.py")
+        assert (status, out) == (2, "")
+        assert err == (
+            "aigcheck: error: --fix on '-' prints the fixed source instead of findings; check '-' on its own\n"
+        )
+
+
+class TestDiff:
+    def test_prints_a_diff_and_writes_nothing(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--diff", "m.py")
+        assert status == 1
+        assert out == (
+            "--- m.py\n+++ m.py\n@@ -3,7 +3,7 @@\n w = torch.ones(3)\n \n \n"
+            "-@torch._dynamo.allow_in_graph\n+@torch.compiler.allow_in_graph\n def f(x):\n     return x * w\n \n"
+        )
+        assert err == "aigcheck: would fix 1 finding in 1 file\n"
+        assert (sample / "m.py").read_text(encoding="utf-8") == SAMPLE
+
+    def test_nothing_to_fix(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        (sample / "m.py").write_text(FIXED, encoding="utf-8")
+        assert run(capsys, "--diff", "m.py") == (0, "", "")
+
+    def test_exit_zero(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert run(capsys, "--diff", "--exit-zero", "m.py")[0] == 0
+
+    def test_wins_over_fix(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert run(capsys, "--diff", "--fix", "-q", "m.py")[:2] == (1, run(capsys, "--diff", "-q", "m.py")[1])
+        assert (sample / "m.py").read_text(encoding="utf-8") == SAMPLE
+
+    def test_no_newline_at_end_of_file(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        (sample / "m.py").write_text("import torch\ntorch._dynamo.allow_in_graph(len)", encoding="utf-8")
+        out = run(capsys, "--diff", "m.py")[1]
+        assert out.endswith(
+            "-torch._dynamo.allow_in_graph(len)\n\\ No newline at end of file\n"
+            "+torch.compiler.allow_in_graph(len)\n\\ No newline at end of file\n"
+        )
+
+    def test_stdin(self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.chdir(tmp_path)
+        set_stdin(monkeypatch, SAMPLE.encode())
+        out = run(capsys, "--diff", "--stdin-filename", "src/m.py", "-")[1]
+        assert out.startswith("--- src/m.py\n+++ src/m.py\n")
+
+
+class TestBaseline:
+    def test_write_then_hide(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, err = run(capsys, "--write-baseline", "base.json", "m.py")
+        assert (status, out, err) == (0, "", "aigcheck: wrote 3 findings to base.json\n")
+        assert [entry["code"] for entry in json.loads((sample / "base.json").read_text())["findings"]] == [
+            "AIG407",
+            "AIG301",
+            "AIG501",
+        ]
+        assert run(capsys, "--baseline", "base.json", "m.py") == (
+            0,
+            "No findings.\n3 known findings hidden by the baseline base.json.\n",
+            "",
+        )
+
+    def test_new_findings_are_still_reported(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        run(capsys, "--write-baseline", "base.json", "m.py")
+        # Lines moved by an edit elsewhere keep their fingerprints; the new capture is new.
+        edited = "# a new first line\n" + SAMPLE.replace(
+            "    print(x)\n    return x\n", "    print(x)\n    return x + w\n"
+        )
+        (sample / "m.py").write_text(edited, encoding="utf-8")
+        status, out, _ = run(capsys, "--baseline", "base.json", "m.py")
+        assert status == 1
+        assert out.splitlines() == [
+            out.splitlines()[0],
+            "Found 1 finding (1 error) in 1 file.",
+            "3 known findings hidden by the baseline base.json.",
+        ]
+        assert out.startswith("m.py:15:16: AIG301 [error] g: reads tensor 'w'")
+
+    def test_machine_formats_note_the_hidden_count_on_stderr(
+        self, sample: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        run(capsys, "--write-baseline", "base.json", "m.py")
+        assert run(capsys, "--baseline", "base.json", "--output-format", "json", "m.py") == (
+            0,
+            "[]\n",
+            "aigcheck: note: 3 known findings hidden by the baseline base.json.\n",
+        )
+
+    @pytest.mark.parametrize(
+        ("content", "message"),
+        [
+            pytest.param(None, "no such file", id="missing"),
+            pytest.param("{", "not valid JSON", id="not-json"),
+            pytest.param('{"tool": "other"}', "not an aigcheck baseline", id="not-a-baseline"),
+        ],
+    )
+    def test_unusable_baseline_exits_2(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+    ) -> None:
+        if content is not None:
+            (sample / "base.json").write_text(content, encoding="utf-8")
+        status, out, err = run(capsys, "--baseline", "base.json", "m.py")
+        assert (status, out) == (2, "")
+        assert err.startswith("aigcheck: error: baseline base.json: ")
+        assert message in err
+
+    def test_baseline_and_write_baseline_exclude_each_other(
+        self, sample: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        status, _, err = run(capsys, "--baseline", "a.json", "--write-baseline", "b.json", "m.py")
+        assert status == 2
+        assert "not allowed with argument" in err
+
+    def test_write_baseline_with_diff_is_a_usage_error(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert run(capsys, "--write-baseline", "b.json", "--diff", "m.py")[0] == 2
+        assert not (sample / "b.json").exists()
+
+    def test_not_written_when_a_file_could_not_be_checked(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(
+            cli, "check_path", lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom")
+        )
+        assert run(capsys, "--write-baseline", "b.json", "m.py")[0] == 2
+        assert not (sample / "b.json").exists()
+
+
+class TestOutputFormats:
+    def test_choices_come_from_the_reporter_registry(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setitem(cli.REPORTERS, "count", lambda findings, options=None: f"{len(list(findings))}\n")
+        assert run(capsys, "--output-format", "count", "-q", "m.py") == (1, "3\n", "")
+
+    @pytest.mark.parametrize("fmt", sorted(set(cli.REPORTERS) - {"text"}))
+    def test_machine_formats_are_never_coloured(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str
+    ) -> None:
+        monkeypatch.setenv("FORCE_COLOR", "1")
+        status, out, _ = run(capsys, "--output-format", fmt, "m.py")
+        assert status == 1
+        assert "\033[" not in out
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class TestColour:
+    @pytest.mark.parametrize(
+        ("tty", "env", "expected"),
+        [
+            pytest.param(True, {}, True, id="terminal"),
+            pytest.param(False, {}, False, id="pipe"),
+            pytest.param(True, {"NO_COLOR": "1"}, False, id="no-color"),
+            pytest.param(True, {"NO_COLOR": ""}, True, id="empty-no-color-is-unset"),
+            pytest.param(False, {"FORCE_COLOR": "1"}, True, id="force-color"),
+            pytest.param(False, {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, id="no-color-wins"),
+            pytest.param(True, {"TERM": "dumb"}, False, id="dumb-terminal"),
+        ],
+    )
+    def test_decision(self, monkeypatch: pytest.MonkeyPatch, tty: bool, env: dict[str, str], expected: bool) -> None:
+        for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        assert cli._use_color(FakeTerminal() if tty else io.StringIO()) is expected
+
+    def test_text_output(
+        self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+        monkeypatch.setenv("FORCE_COLOR", "1")
+        out = run(capsys, "--select", "AIG301", "m.py")[1]
+        assert out.startswith("\033[1mm.py\033[0m:8:16: \033[1mAIG301\033[0m \033[1;31m[error]\033[0m ")
+        assert out.endswith("Found 1 finding (1 error) in 1 file.\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from checker.engine import FileReport, check_source
-from checker.noqa import NoqaIndex
+from checker.noqa import Directive, NoqaIndex
 from checker.rules import ALL_RULES, RULES_BY_CODE
 
 CODE, NAME = "AIG301", "captured-tensor"
@@ -144,3 +144,129 @@ class TestThroughTheEngine:
         report = self.report(comment)
         assert [f.code for f in report.findings] == ["AIG301"]
         assert report.suppressed == 0
+
+
+class TestFileLevel:
+    @pytest.mark.parametrize(
+        "comment",
+        [
+            pytest.param("# aigcheck: noqa", id="bare"),
+            pytest.param("#aigcheck:noqa", id="no-spaces"),
+            pytest.param("# AIGCHECK: NOQA", id="upper-case"),
+            pytest.param("# aigcheck: noqa: AIG301", id="code"),
+            pytest.param("# aigcheck: noqa: E501, captured-tensor", id="name-among-other-codes"),
+            pytest.param("x = 1  # aigcheck: noqa", id="after-code"),
+        ],
+    )
+    def test_suppresses_on_every_line(self, comment: str) -> None:
+        index = NoqaIndex.from_text(f"a = 1\n{comment}\nb = 2\n")
+        for line in (1, 2, 3, 1000):
+            assert index.suppresses(line, CODE, NAME)
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            pytest.param("# aigcheck: noqa: AIG302\n", id="other-code"),
+            pytest.param("s = '# aigcheck: noqa'\n", id="in-a-string"),
+            pytest.param("# flake8: noqa\n", id="another-tools-file-directive"),
+            pytest.param("# aigcheck: ignore\n", id="not-noqa"),
+            pytest.param("# aigcheck: noqa: AIG3\n", id="prefix-is-not-a-code"),
+        ],
+    )
+    def test_not_suppressed(self, text: str) -> None:
+        assert not NoqaIndex.from_text(text).suppresses(1, CODE, NAME)
+
+    def test_several_directives_add_up(self) -> None:
+        index = NoqaIndex.from_text("# aigcheck: noqa: AIG301\nx = 1\n# aigcheck: noqa: AIG302\n")
+        assert index.file_wide == {"aig301", "aig302"}
+        assert index.suppresses(2, "AIG302", "captured-mutable-state")
+
+    def test_a_bare_one_covers_everything(self) -> None:
+        assert NoqaIndex.from_text("# aigcheck: noqa: AIG301\n# aigcheck: noqa\n").suppresses(9, "AIG501", "x")
+
+    def test_is_not_a_line_directive(self) -> None:
+        assert NoqaIndex.from_text("x = 1  # aigcheck: noqa: AIG301\n").by_line == {}
+
+    def test_directives_record_where_they_are(self) -> None:
+        index = NoqaIndex.from_text("x = 1  # noqa: AIG301,E501\n# aigcheck: noqa\ny = 2  # type: int  # noqa\n")
+        assert index.directives == (
+            Directive(1, 8, ("AIG301", "E501")),
+            Directive(2, 1, None, file_level=True),
+            Directive(3, 21, None),
+        )
+        assert [str(d) for d in index.directives] == ["# noqa: AIG301, E501", "# aigcheck: noqa", "# noqa"]
+
+
+class TestUnused:
+    """``--report-unused-noqa``: comments that suppress nothing, through the engine."""
+
+    SOURCE = "import torch\nw = torch.ones(3)\n{header}\n@torch.compiler.allow_in_graph\ndef f(x):{on_def}\n    return x * w{on_read}\n"
+
+    def unused(self, header: str = "", on_def: str = "", on_read: str = "", rules: tuple[str, ...] = ()) -> list[str]:
+        chosen = [rule() for rule in ALL_RULES if not rules or rule.code in rules]
+        source = self.SOURCE.format(header=header, on_def=on_def, on_read=on_read)
+        report = check_source(source.encode(), "m.py", chosen, unused_noqa=True)
+        assert report.internal_error is None, report.internal_error
+        return [str(unused) for unused in report.unused_noqa]
+
+    @pytest.mark.parametrize(
+        ("comments", "expected"),
+        [
+            pytest.param({"on_read": "  # noqa: AIG301"}, [], id="used-code"),
+            pytest.param({"on_read": "  # noqa: captured-tensor"}, [], id="used-name"),
+            pytest.param({"on_read": "  # noqa"}, [], id="used-bare"),
+            pytest.param({"on_read": "  # noqa: E501, AIG301"}, [], id="other-tools-codes-are-not-judged"),
+            pytest.param({"on_def": "  # noqa: E501"}, [], id="only-other-tools-codes"),
+            pytest.param(
+                {"on_read": "  # noqa: AIG301, AIG302"},
+                ["m.py:6:19: unused noqa: AIG302 suppresses nothing on this line ('# noqa: AIG301, AIG302')"],
+                id="one-code-of-two",
+            ),
+            pytest.param(
+                {"on_def": "  # noqa: AIG301,captured-mutable-state"},
+                [
+                    "m.py:5:12: unused noqa: AIG301, captured-mutable-state suppress nothing on this line "
+                    "('# noqa: AIG301, captured-mutable-state')"
+                ],
+                id="codes-on-a-clean-line",
+            ),
+            pytest.param(
+                {"on_def": "  # noqa"},
+                ["m.py:5:12: unused noqa: '# noqa' suppresses nothing on this line"],
+                id="bare-on-a-clean-line",
+            ),
+            pytest.param({"header": "# aigcheck: noqa"}, [], id="file-level-used"),
+            pytest.param({"header": "# aigcheck: noqa: captured-tensor"}, [], id="file-level-code-used"),
+            pytest.param(
+                {"header": "# aigcheck: noqa: AIG501"},
+                ["m.py:3:1: unused noqa: AIG501 suppresses nothing in this file ('# aigcheck: noqa: AIG501')"],
+                id="file-level-code-unused",
+            ),
+            pytest.param(
+                {"header": "# aigcheck: noqa: AIG301", "on_read": "  # noqa: AIG301"},
+                [],
+                id="line-and-file-both-count-as-used",
+            ),
+        ],
+    )
+    def test_reported(self, comments: dict[str, str], expected: list[str]) -> None:
+        assert self.unused(**comments) == expected
+
+    def test_a_bare_file_level_comment_in_a_clean_file(self) -> None:
+        assert self.unused(header="# aigcheck: noqa", rules=("AIG501",)) == [
+            "m.py:3:1: unused noqa: '# aigcheck: noqa' suppresses nothing in this file"
+        ]
+
+    def test_codes_of_rules_that_did_not_run_are_not_judged(self) -> None:
+        assert self.unused(on_def="  # noqa: AIG302", rules=("AIG301",)) == []
+
+    def test_nothing_is_judged_when_no_rule_ran(self) -> None:
+        report = check_source(
+            self.SOURCE.format(header="", on_def="  # noqa", on_read="").encode(), "m.py", [], unused_noqa=True
+        )
+        assert report.unused_noqa == ()
+
+    def test_only_on_request(self) -> None:
+        rules = [rule() for rule in ALL_RULES]
+        report = check_source(self.SOURCE.format(header="", on_def="  # noqa", on_read="").encode(), "m.py", rules)
+        assert report.unused_noqa == ()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,41 @@ class TestText:
     )
     def test_split_lines_numbers_lines_like_python(self, text: str, lines: list[str]) -> None:
         assert text_reporter.split_lines(text) == lines
+
+
+_ANSI = re.compile(r"\033\[[0-9;]*m")
+
+
+class TestTextColour:
+    """ANSI colour, which the CLI asks for on a terminal only (tests/checker/test_cli.py)."""
+
+    def test_off_by_default(self) -> None:
+        assert "\033" not in text_reporter.render(FINDINGS, RenderOptions(show_source=True, source_lines=SOURCES))
+
+    @pytest.mark.parametrize("show_source", [pytest.param(False, id="lines"), pytest.param(True, id="with-source")])
+    def test_only_adds_escapes(self, show_source: bool) -> None:
+        options = RenderOptions(show_source=show_source, source_lines=SOURCES)
+        coloured = text_reporter.render(FINDINGS, options, color=True)
+        assert "\033[" in coloured
+        assert _ANSI.sub("", coloured) == text_reporter.render(FINDINGS, options)
+
+    @pytest.mark.parametrize(
+        ("severity", "escape"),
+        [
+            pytest.param(Severity.ERROR, "\033[1;31m", id="error-red"),
+            pytest.param(Severity.WARNING, "\033[1;33m", id="warning-yellow"),
+            pytest.param(Severity.INFO, "\033[1;36m", id="info-cyan"),
+        ],
+    )
+    def test_severity_colours(self, severity: Severity, escape: str) -> None:
+        line = text_reporter.format_finding(finding("a.py", severity=severity), color=True)
+        assert line.startswith("\033[1ma.py\033[0m:1:1: \033[1mAIG301\033[0m ")
+        assert f"{escape}[{severity.value}]\033[0m" in line
+
+    def test_carets_take_the_severity_colour(self) -> None:
+        options = RenderOptions(show_source=True, source_lines={"a.py": ["y = scale * x"]})
+        lines = text_reporter.render([finding("a.py", 1, 5, end=(1, 10))], options, color=True).splitlines()
+        assert lines[2].endswith("\033[1;31m^^^^^\033[0m")
 
 
 class TestJson:

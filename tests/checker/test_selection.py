@@ -7,21 +7,26 @@ from collections.abc import Iterator
 import pytest
 
 from checker.findings import Severity
-from checker.rules import ALL_RULES, PLANNED, Rule
-from checker.selection import Catalogue, SelectionError, select_rules, split_tokens
+from checker.rules import ALL_RULES, PLANNED, RULES_BY_CODE, Rule
+from checker.selection import (
+    DOC_STRICT_CODES,
+    Catalogue,
+    Layer,
+    SelectionError,
+    resolve_selection,
+    select_rules,
+    split_tokens,
+)
 
 
-def _rule(code: str, name: str) -> type[Rule]:
+def _rule(code: str, name: str, default_enabled: bool = True) -> type[Rule]:
     """A stand-in rule: selection depends on metadata only, not on what rules check."""
 
     def check(self: Rule, facts: object) -> Iterator[object]:
         return iter(())
 
-    return type(
-        f"Rule{code}",
-        (Rule,),
-        {"code": code, "name": name, "severity": Severity.ERROR, "summary": "s", "check": check},
-    )
+    attributes = {"code": code, "name": name, "severity": Severity.ERROR, "summary": "s", "check": check}
+    return type(f"Rule{code}", (Rule,), {**attributes, "default_enabled": default_enabled})
 
 
 RULES = (
@@ -157,10 +162,16 @@ def test_split_tokens() -> None:
     assert split_tokens(["a,b", " c ", "", ",d,,"]) == ["a", "b", "c", "d"]
 
 
-def test_the_real_registry_default_runs_every_implemented_rule() -> None:
+def test_the_real_registry_default_runs_every_rule_on_by_default() -> None:
     selection = select_rules()
-    assert [rule.code for rule in selection.rules] == sorted(rule.code for rule in ALL_RULES)
+    assert [rule.code for rule in selection.rules] == sorted(rule.code for rule in ALL_RULES if rule.default_enabled)
     assert selection.notes == ()
+
+
+def test_the_real_registry_keeps_aig105_for_doc_strict() -> None:
+    assert "AIG105" not in [rule.code for rule in select_rules().rules]
+    assert "AIG105" in [rule.code for rule in select_rules(doc_strict=True).rules]
+    assert all(RULES_BY_CODE[code].default_enabled is False for code in DOC_STRICT_CODES)
 
 
 def test_every_real_code_and_name_selects_itself() -> None:
@@ -169,3 +180,118 @@ def test_every_real_code_and_name_selects_itself() -> None:
         assert [r.code for r in select_rules([rule.name.upper()]).rules] == [rule.code]
     for code in PLANNED:
         assert select_rules([code]).rules == () or code in {rule.code for rule in ALL_RULES}
+
+
+@pytest.mark.parametrize(
+    ("select", "extend", "ignore", "expected"),
+    [
+        pytest.param(None, ["AIG401"], (), ["AIG301", "AIG302", "AIG401", "AIG900"], id="extend-the-default"),
+        pytest.param(["AIG301"], ["AIG401"], (), ["AIG301", "AIG401"], id="extend-a-select"),
+        pytest.param(["AIG301"], ["AIG3"], ("AIG302",), ["AIG301"], id="ignore-wins-over-extend"),
+        pytest.param(["AIG9"], ["AIG201"], (), ["AIG900"], id="extend-with-a-planned-code"),
+    ],
+)
+def test_extend_select(
+    select: list[str] | None, extend: list[str], ignore: tuple[str, ...], expected: list[str]
+) -> None:
+    selection = select_rules(select, ignore, RULES, PLANNED_HERE, extend_select=extend)
+    assert [rule.code for rule in selection.rules] == expected
+
+
+def layered(*layers: Layer, doc_strict: bool = False) -> list[str]:
+    return [rule.code for rule in resolve_selection(layers, RULES, PLANNED_HERE, doc_strict=doc_strict).rules]
+
+
+CONFIG = "pyproject.toml: [tool.aigcheck] "
+
+
+@pytest.mark.parametrize(
+    ("config", "cli", "expected"),
+    [
+        pytest.param(Layer(["AIG3"], origin=CONFIG), Layer(), ["AIG301", "AIG302"], id="config-alone"),
+        pytest.param(Layer(["AIG3"], origin=CONFIG), Layer(["AIG401"]), ["AIG401"], id="cli-select-replaces"),
+        pytest.param(
+            Layer(["AIG3"], ["AIG900"], ["AIG302"], origin=CONFIG),
+            Layer(["AIG3"]),
+            ["AIG301", "AIG302"],
+            id="cli-select-discards-config-extend-and-ignore",
+        ),
+        pytest.param(Layer(["AIG3"], origin=CONFIG), Layer(ignore=["AIG302"]), ["AIG301"], id="cli-ignore-narrows"),
+        pytest.param(
+            Layer(ignore=["AIG3"], origin=CONFIG),
+            Layer(extend_select=["AIG301"]),
+            ["AIG301", "AIG401", "AIG900"],
+            id="cli-extend-brings-back-a-config-ignore",
+        ),
+        pytest.param(Layer(["AIG4"], origin=CONFIG), Layer(extend_select=["AIG9"]), ["AIG401", "AIG900"], id="adds"),
+    ],
+)
+def test_layers_apply_in_order(config: Layer, cli: Layer, expected: list[str]) -> None:
+    assert layered(config, cli) == expected
+
+
+def test_messages_name_the_layer() -> None:
+    with pytest.raises(SelectionError, match=r"^pyproject.toml: \[tool.aigcheck\] ignore: unknown rule 'E501'"):
+        layered(Layer(ignore=["E501"], origin=CONFIG))
+    with pytest.raises(SelectionError, match=r"^--extend-select: unknown rule 'nope'"):
+        layered(Layer(extend_select=["nope"]))
+    selection = resolve_selection([Layer(["AIG201"], origin=CONFIG)], RULES, PLANNED_HERE)
+    assert selection.notes[0].startswith(f"{CONFIG}select AIG201 names only planned rules")
+
+
+class TestOffByDefault:
+    """AIG105 stands for a doc-strict rule, AIG106 for one that only an exact select runs."""
+
+    RULES = (*RULES, _rule("AIG105", "undocumented-parameter-type", False), _rule("AIG106", "opt-in", False))
+
+    def codes(
+        self, select: list[str] | None = None, ignore: tuple[str, ...] = (), doc_strict: bool = False
+    ) -> list[str]:
+        selection = select_rules(select, ignore, self.RULES, PLANNED_HERE, doc_strict=doc_strict)
+        return [rule.code for rule in selection.rules]
+
+    @pytest.mark.parametrize(
+        ("select", "doc_strict", "expected"),
+        [
+            pytest.param(None, False, ["AIG301", "AIG302", "AIG401", "AIG900"], id="not-in-the-default"),
+            pytest.param(None, True, ["AIG105", "AIG301", "AIG302", "AIG401", "AIG900"], id="doc-strict-default"),
+            pytest.param(["AIG105"], False, ["AIG105"], id="exact-code"),
+            pytest.param(["opt-in"], False, ["AIG106"], id="exact-name"),
+            pytest.param(["AIG1"], True, ["AIG105"], id="doc-strict-prefix"),
+            pytest.param(["AIG"], True, ["AIG105", "AIG301", "AIG302", "AIG401", "AIG900"], id="doc-strict-everything"),
+            pytest.param(["AIG", "AIG106"], False, ["AIG106", "AIG301", "AIG302", "AIG401", "AIG900"], id="plus-exact"),
+        ],
+    )
+    def test_selected(self, select: list[str] | None, doc_strict: bool, expected: list[str]) -> None:
+        assert self.codes(select, doc_strict=doc_strict) == expected
+
+    @pytest.mark.parametrize(
+        ("token", "note"),
+        [
+            pytest.param(
+                "AIG1",
+                "--select AIG1 matches only rules that are off by default (AIG105, AIG106); name them exactly to run them",
+                id="opt-in-rules",
+            ),
+            pytest.param(
+                "AIG105",
+                None,
+                id="exact-code-needs-no-note",
+            ),
+        ],
+    )
+    def test_a_prefix_does_not_select_them_and_says_so(self, token: str, note: str | None) -> None:
+        selection = select_rules([token], (), self.RULES, PLANNED_HERE)
+        assert selection.notes == ((note,) if note else ())
+
+    def test_the_note_suggests_doc_strict_when_that_would_do(self) -> None:
+        rules = (*RULES, _rule("AIG105", "undocumented-parameter-type", False))
+        selection = select_rules(["AIG1"], (), rules, PLANNED_HERE)
+        assert selection.rules == ()
+        assert selection.notes == (
+            "--select AIG1 matches only rules that are off by default (AIG105); "
+            "name them exactly or set doc-strict to run them",
+        )
+
+    def test_a_prefix_ignores_them(self) -> None:
+        assert self.codes(["AIG105", "AIG106", "AIG301"], ("AIG1",)) == ["AIG301"]
