@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import io
 import os
 import re
 import sys
-import tokenize
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +34,7 @@ from checker import __version__
 from checker.baseline import BaselineError, load_baseline, write_baseline
 from checker.config import Config, ConfigError, discover_config, load_config
 from checker.discovery import DEFAULT_EXCLUDES, STDIN, DiscoveryProblem, MissingPathError, Source, discover
-from checker.engine import check_path, check_source, decode_source
+from checker.engine import FileReport, check_path, check_source, decode_source
 from checker.findings import Finding, Severity
 from checker.noqa import UnusedNoqa
 from checker.reporters import REPORTERS, RenderOptions
@@ -322,7 +320,7 @@ def _check_one(source: Source, args: argparse.Namespace, run_settings: Settings,
     run.findings.extend(report.findings)
     run.unused_noqa.extend(report.unused_noqa)
     if fix and report.fixed_source is not None:
-        if _apply(source, data, report.fixed_source, args, run):
+        if _apply(source, data, report, args, run):
             run.fixed += report.fixed
             run.fixed_files += 1
     elif data is not None and args.fix and not args.diff:
@@ -361,14 +359,12 @@ def _rules_for(source: Source, args: argparse.Namespace, run_settings: Settings)
     return [rule for rule in rules if rule.code not in ignored]
 
 
-def _apply(source: Source, data: bytes | None, fixed: str, args: argparse.Namespace, run: _Run) -> bool:
+def _apply(source: Source, data: bytes | None, report: FileReport, args: argparse.Namespace, run: _Run) -> bool:
     """Show (``--diff``) or write (``--fix``) one file's fixed source; whether that worked."""
+    fixed = str(report.fixed_source)
     try:
         original = data if data is not None else Path(str(source.path)).read_bytes()
-        # The encoding the interpreter reads the file in (a BOM, a coding cookie or
-        # UTF-8), taken from its bytes: the text the engine parsed no longer says.
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(original).readline)
-        new = fixed.encode(encoding)
+        new = fixed.encode(report.encoding)  # a BOM and a coding cookie's charset survive
         if args.diff:
             run.diffs.append(unified_diff(decode_source(original), fixed, source.display))
         elif data is not None:

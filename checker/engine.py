@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from checker.findings import Finding, Severity
 from checker.fingerprints import fingerprinted
-from checker.fixes import apply_fixes, source_encoding
+from checker.fixes import apply_fixes
 from checker.noqa import Hit, NoqaIndex, UnusedNoqa
 from checker.rules import Rule
 from checker.rules.aig900_parse_error import ParseError
@@ -28,6 +28,7 @@ from checker.source import (
     decode_source,
     python_gate,
     read_candidate,
+    source_encoding,
     split_lines,
     syntax_error,
     too_large,
@@ -88,11 +89,12 @@ def check_source(
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return _unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
-        return _check_text(text, path, rules, fix, unused_noqa)
+        report = _check_text(text, path, rules, fix, unused_noqa)
     except RecursionError:
         return _unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return FileReport(path, internal_error=traceback.format_exc())
+    return replace(report, encoding=source_encoding(data)) if report.fixed_source is not None else report
 
 
 def _check_text(
@@ -149,7 +151,6 @@ def _check_text(
         parsed=True,
         suppressed=suppressed,
         fixed_source=fixed_source if fixed_source != text else None,
-        encoding=source_encoding(data_encoding=module.encoding),
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
     )

@@ -21,8 +21,3 @@ class _Replacer(cst.CSTTransformer):
 def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
     """The module's code with each fix's node replaced; untouched text stays byte-identical."""
     return module.visit(_Replacer(fixes)).code
-
-
-def source_encoding(data_encoding: str) -> str:
-    """The encoding to write a fixed file back in (libcst keeps the declared one)."""
-    return data_encoding or "utf-8"

@@ -77,10 +77,16 @@ def _mentions_prefilter(path: Path) -> bool:
     return False
 
 
+def source_encoding(data: bytes) -> str:
+    """The encoding the interpreter reads these bytes in: ``utf-8-sig`` for a BOM, a PEP 263
+    cookie's, else UTF-8. Encoding fixed text with it keeps the BOM and the cookie's charset."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return encoding
+
+
 def decode_source(data: bytes) -> str:
     """Decode like the interpreter does: BOM, then a PEP 263 cookie, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
+    text = data.decode(source_encoding(data))
     return text[1:] if text.startswith("\ufeff") else text
 
 

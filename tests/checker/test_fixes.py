@@ -74,3 +74,15 @@ def test_without_fix_nothing_is_rewritten() -> None:
 def test_noqa_wins_over_fix() -> None:
     fixed, remaining = fix("import torch\n\n@torch._dynamo.allow_in_graph  # noqa: AIG407\ndef f(x):\n    return x\n")
     assert fixed is None and remaining == []
+
+
+def test_fixed_source_keeps_the_file_encoding() -> None:
+    latin = "# -*- coding: latin-1 -*-\n# café\nimport torch\ntorch._dynamo.allow_in_graph(len)\n".encode("latin-1")
+    report = check_source(latin, "m.py", RULES, fix=True)
+    assert report.encoding == "iso-8859-1"
+    assert report.fixed_source is not None
+    assert report.fixed_source.encode(report.encoding).startswith(latin[:36])
+    bom = b"\xef\xbb\xbfimport torch\ntorch._dynamo.allow_in_graph(len)\n"
+    report = check_source(bom, "m.py", RULES, fix=True)
+    assert report.fixed_source is not None
+    assert report.fixed_source.encode(report.encoding).startswith(b"\xef\xbb\xbfimport torch\ntorch.compiler.")
