@@ -19,6 +19,7 @@ import pytest
 import checker
 from checker import cli, engine
 from checker import rules as rules_registry
+from checker import run as run_module
 from checker.engine import FileReport
 from checker.findings import Finding, Severity
 from checker.rules import ALL_RULES, PLANNED
@@ -73,7 +74,7 @@ class TestExitStatus:
     ) -> None:
         found = Finding("pkg/clean.py", 2, 3, 2, 4, "AIG407", "private-api", severity, "Use the public API.")
         monkeypatch.setattr(
-            cli, "check_path", lambda path, rules, display_path=None, **_: FileReport(display_path, (found,))
+            run_module, "check_path", lambda path, rules, display_path=None, **_: FileReport(display_path, (found,))
         )
         status, out, _ = run(capsys, "pkg/clean.py")
         assert status == expected
@@ -382,10 +383,10 @@ class TestStatistics:
                 1,
             )
         ]
-        assert cli.statistics(found) == (
+        assert run_module.statistics(found) == (
             "8  AIG501  trace-time-side-effect  [warning]\n4  AIG301  captured-tensor         [error]\n"
         )
-        assert cli.statistics([]) == ""
+        assert run_module.statistics([]) == ""
 
     def test_machine_formats_keep_stdout_to_themselves(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
         status, out, err = run(capsys, "--statistics", "--output-format", "json", "m.py")
@@ -420,7 +421,9 @@ class TestExitStatusOptions:
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(
-            cli, "check_path", lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom")
+            run_module,
+            "check_path",
+            lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom"),
         )
         assert run(capsys, "--exit-zero", "m.py")[0] == 2
 
@@ -688,7 +691,9 @@ class TestBaseline:
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(
-            cli, "check_path", lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom")
+            run_module,
+            "check_path",
+            lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom"),
         )
         assert run(capsys, "--write-baseline", "b.json", "m.py")[0] == 2
         assert not (sample / "b.json").exists()
@@ -698,10 +703,10 @@ class TestOutputFormats:
     def test_choices_come_from_the_reporter_registry(
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setitem(cli.REPORTERS, "count", lambda findings, options=None: f"{len(list(findings))}\n")
+        monkeypatch.setitem(run_module.REPORTERS, "count", lambda findings, options=None: f"{len(list(findings))}\n")
         assert run(capsys, "--output-format", "count", "-q", "m.py") == (1, "3\n", "")
 
-    @pytest.mark.parametrize("fmt", sorted(set(cli.REPORTERS) - {"text"}))
+    @pytest.mark.parametrize("fmt", sorted(set(run_module.REPORTERS) - {"text"}))
     def test_machine_formats_are_never_coloured(
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str
     ) -> None:
@@ -734,7 +739,7 @@ class TestColour:
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        assert cli._use_color(FakeTerminal() if tty else io.StringIO()) is expected
+        assert run_module._use_color(FakeTerminal() if tty else io.StringIO()) is expected
 
     def test_text_output(
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
