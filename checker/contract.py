@@ -125,11 +125,11 @@ class UserClass(enum.Enum):
 
 
 USER_CLASSES: dict[UserClass, Entry] = {
-    UserClass.FROZEN_DATACLASS: Entry(_W, "DESIGN§1"),
-    UserClass.NAMEDTUPLE: Entry(_W, "S§3", "namedtuple results are accepted"),
-    UserClass.ENUM: Entry(_W, "S§2"),
-    UserClass.DATACLASS: Entry(_G, "S§2", "Failed to convert args/kwargs to proxy"),
-    UserClass.PLAIN: Entry(_G, "S§2", "Failed to convert args/kwargs to proxy"),
+    UserClass.FROZEN_DATACLASS: Entry(_W, "D§9"),
+    UserClass.NAMEDTUPLE: Entry(_W, "D§9, S§3", "namedtuple results are accepted too"),
+    UserClass.ENUM: Entry(_W, "D§9, S§2"),
+    UserClass.DATACLASS: Entry(_G, "D§9, S§2", "Failed to convert args/kwargs to proxy"),
+    UserClass.PLAIN: Entry(_G, "D§9, S§2", "Failed to convert args/kwargs to proxy"),
     UserClass.MODULE: Entry(_G, "S§2", "Failed to convert args/kwargs to proxy"),
 }
 
