@@ -29,7 +29,12 @@ _BUILTIN_METHODS = frozenset(
     name for kind in (str, bytes, list, tuple, dict, set, int, float, complex) for name in dir(kind)
 )
 _TENSOR_ONLY_METHODS = TENSOR_METHODS_RETURNING_TENSOR - _BUILTIN_METHODS
-_LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+_LOGGER_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "warning_once", "info_once"}
+)
+#: Factories of logger objects: the standard library's and the ``get_logger`` helpers of
+#: libraries built on it (transformers, diffusers, accelerate).
+_LOGGER_FACTORIES = frozenset({"getLogger", "get_logger"})
 _SIDE_EFFECT_CALLS = {
     "builtins.print": "print()",
     "builtins.open": "open()",
@@ -120,8 +125,9 @@ class BodyEvents:
             return False
         for binding in self.tree.bindings(scope, expr.value):
             if isinstance(binding.value, cst.Call):
-                names = self.inference.qualified_names(binding.value.func, binding.written_in)
-                if "logging.getLogger" in names:
+                func = binding.value.func
+                last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+                if last in _LOGGER_FACTORIES:
                     return True
         return False
 

@@ -16,7 +16,8 @@ class TraceTimeSideEffect(Rule):
 
     ## What it does
     Reports, inside a registered function: `print(...)`, logging calls (the `logging`
-    module or a `logging.getLogger(...)` logger), `warnings.warn(...)`, `open(...)` and
+    module, or a logger made by `getLogger(...)`/`get_logger(...)`, as transformers and
+    diffusers do), `warnings.warn(...)`, `open(...)` and
     writes to `sys.stdout`/`sys.stderr`, assignments through `global`/`nonlocal`, and
     changes to captured containers (`CACHE.append(...)`, `STATS["n"] = ...`).
 
@@ -64,7 +65,10 @@ class TraceTimeSideEffect(Rule):
 
         import torch
 
+        from .utils import logging as hf_logging
+
         log = logging.getLogger(__name__)
+        hub_log = hf_logging.get_logger(__name__)
         SEEN = []
         calls = 0
 
@@ -74,6 +78,7 @@ class TraceTimeSideEffect(Rule):
             calls += 1  # AIG501 AIG302
             SEEN.append(x.shape)  # AIG501 AIG302
             log.debug("traced %s", x.shape)  # AIG501
+            hub_log.warning_once("slow path")  # AIG501
             warnings.warn("slow path")  # AIG501
             return x
         """,
