@@ -26,7 +26,8 @@ class PrivateApi(Rule):
     `from torch._dynamo import allow_in_graph`. `--fix` rewrites them to
     `torch.compiler.allow_in_graph` (`--diff` shows the change without writing) where
     that is safe: the chain starts at the `torch` module, or the import names
-    `allow_in_graph` alone.
+    `allow_in_graph` alone. A function that is itself named `allow_in_graph` and forwards
+    to the private one is a shim of the API (torch.compiler's own is), not a use of it.
 
     ## Why is this bad?
     `torch._dynamo` is private: `torch.compiler.allow_in_graph` is the documented
@@ -60,6 +61,15 @@ class PrivateApi(Rule):
     summary = "torch._dynamo.allow_in_graph is used where torch.compiler.allow_in_graph is public (autofix)."
     fixable = True
 
+    valid = (
+        """
+        import torch
+
+        def allow_in_graph(fn):
+            # A shim of the API itself, as torch.compiler's is: the public spelling would recurse.
+            return torch._dynamo.allow_in_graph(fn)
+        """,
+    )
     invalid = (
         """
         try:
@@ -89,6 +99,8 @@ class PrivateApi(Rule):
 
     def _spellings(self, facts: ModuleFacts) -> Iterator[tuple[cst.CSTNode, Fix | None]]:
         for registration in facts.registrations:
+            if _implements_the_api(registration.scope):
+                continue
             expr = registration.site.decorator if registration.form is Form.DECORATOR else registration.site.func
             if isinstance(expr, cst.Attribute) and self._private(facts, expr, registration.scope):
                 yield expr, _attribute_fix(facts, expr, registration.scope)
@@ -104,6 +116,13 @@ class PrivateApi(Rule):
 
     def _private(self, facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> bool:
         return bool(facts.inference.qualified_names(expr, scope) & _PRIVATE)
+
+
+def _implements_the_api(scope: Scope) -> bool:
+    """Inside a function itself named ``allow_in_graph``: a shim of the API (torch.compiler's
+    own is one), where the public spelling would call itself."""
+    function = scope.enclosing_function()
+    return function is not None and function.name == "allow_in_graph"
 
 
 def _attribute_fix(facts: ModuleFacts, expr: cst.Attribute, scope: Scope) -> Fix | None:
