@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from checker import __version__
 from checker.baseline import BaselineError
+from checker.cache import CACHE_DIR_NAME
 from checker.config import ConfigError
 from checker.discovery import MissingPathError
 from checker.findings import Severity
@@ -159,10 +160,34 @@ def build_parser() -> argparse.ArgumentParser:
     baseline = fixing.add_mutually_exclusive_group()
     baseline.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
     baseline.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
+    speed = parser.add_argument_group("speed")
+    speed.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive,
+        metavar="N",
+        help="check files in N processes (default: one per available core)",
+    )
+    speed.add_argument("--no-cache", action="store_true", help="neither read nor write the cache of per-file results")
+    speed.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help=f"keep the cache in DIR (default: {CACHE_DIR_NAME} beside the configuration file, or here)",
+    )
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     parser.add_argument("--explain", metavar="CODE", help="show a rule's documentation (code or name) and exit")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def list_rules() -> str:

@@ -67,7 +67,7 @@ def check_path(
     if candidate is None:
         return FileReport(shown)
     if isinstance(candidate, Unanalysable):
-        return _unanalysable(shown, rules, candidate)
+        return unanalysable(shown, rules, candidate)
     return check_source(candidate, shown, rules, fix=fix, unused_noqa=unused_noqa)
 
 
@@ -83,15 +83,15 @@ def check_source(
     if PREFILTER not in data:
         return FileReport(path)
     if len(data) > MAX_FILE_BYTES:
-        return _unanalysable(path, rules, too_large(len(data)))
+        return unanalysable(path, rules, too_large(len(data)))
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return _unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
+        return unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
         report = _check_text(text, path, rules, fix, unused_noqa)
     except RecursionError:
-        return _unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
+        return unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return FileReport(path, internal_error=traceback.format_exc())
     return replace(report, encoding=source_encoding(data)) if report.fixed_source is not None else report
@@ -107,11 +107,11 @@ def _check_text(
 
     gate = python_gate(text)
     if gate.refused is not None:
-        return _unanalysable(path, rules, gate.refused)
+        return unanalysable(path, rules, gate.refused)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return _unanalysable(path, rules, syntax_error(gate, error))
+        return unanalysable(path, rules, syntax_error(gate, error))
     facts = ModuleFacts(module, path)
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not raw and not unused_noqa:
@@ -156,7 +156,8 @@ def _check_text(
     )
 
 
-def _unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:
+def unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:
+    """The report of a file that cannot be analysed: AIG900 when it is selected."""
     if not any(isinstance(rule, ParseError) for rule in rules):
         return FileReport(path)
     finding = Finding(

@@ -20,15 +20,18 @@ from pathlib import Path
 from typing import TextIO
 
 from checker.baseline import load_baseline, write_baseline
+from checker.cache import Cache
 from checker.config import Config, discover_config, load_config
 from checker.discovery import DEFAULT_EXCLUDES, STDIN, DiscoveryProblem, Source, discover
-from checker.engine import FileReport, check_path, check_source, decode_source
+from checker.engine import FileReport, check_source, decode_source
 from checker.findings import Finding, Severity
 from checker.noqa import UnusedNoqa
+from checker.progress import Progress
 from checker.reporters import REPORTERS, RenderOptions
 from checker.reporters import text as text_reporter
 from checker.reporters.text import split_lines
 from checker.rules import Rule
+from checker.schedule import Job, Options, check_files, default_workers
 from checker.selection import Layer, Selection, resolve_selection
 
 PROG = "aigcheck"
@@ -106,11 +109,24 @@ def check(args: argparse.Namespace) -> int:
     # mistyped path stops the run before any output.
     items = discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>")
     run = _Run()
+    files: list[Source] = []
     for item in items:
         if isinstance(item, DiscoveryProblem):
             write(sys.stderr, f"{PROG}: warning: {item}\n")
-        elif item.path is None or not _excluded(item, args, config):
-            _check_one(item, args, run_settings, run)
+        elif item.path is None:
+            _check_stdin(item, args, run_settings, run)
+        elif not _excluded(item, args, config):
+            files.append(item)
+    jobs = [
+        Job(str(item.path), item.display, tuple(r.code for r in _rules_for(item, args, run_settings))) for item in files
+    ]
+    options = Options(args.jobs or default_workers(), fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
+    progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
+    for item, report in zip(files, check_files(jobs, options, _cache(args, config), progress), strict=True):
+        run.origins[item.display] = str(item.path)
+        _absorb(item, None, report, args, run)
+    if progress is not None:
+        progress.clear()
     if args.diff:
         return _finish_diff(args, run)
     hidden = 0
@@ -133,18 +149,24 @@ def check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS
 
 
-def _check_one(source: Source, args: argparse.Namespace, run_settings: Settings, run: _Run) -> None:
+def _check_stdin(source: Source, args: argparse.Namespace, run_settings: Settings, run: _Run) -> None:
+    """'-': read once, never cached, checked in this process."""
     rules = _rules_for(source, args, run_settings)
+    data = sys.stdin.buffer.read()
+    run.origins[source.display] = data
+    report = check_source(data, source.display, rules, fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
+    _absorb(source, data, report, args, run)
+
+
+def _cache(args: argparse.Namespace, config: Config) -> Cache | None:
+    if args.no_cache:
+        return None
+    return Cache(Path(args.cache_dir)) if args.cache_dir is not None else Cache.at(config.root)
+
+
+def _absorb(source: Source, data: bytes | None, report: FileReport, args: argparse.Namespace, run: _Run) -> None:
+    """Take one file's report into the run: errors, findings, fixes."""
     fix = args.fix or args.diff
-    unused = args.report_unused_noqa
-    data: bytes | None = None
-    if source.path is None:
-        data = sys.stdin.buffer.read()
-        run.origins[source.display] = data
-        report = check_source(data, source.display, rules, fix=fix, unused_noqa=unused)
-    else:
-        run.origins[source.display] = source.path
-        report = check_path(Path(source.path), rules, display_path=source.display, fix=fix, unused_noqa=unused)
     if report.internal_error is not None:
         run.failed = True
         write(sys.stderr, f"{PROG}: internal error while checking {report.path}:\n{report.internal_error}")

@@ -261,6 +261,12 @@ def test_nothing_is_written_into_the_checked_tree(
     # Run from inside the tree, with relative paths: the likeliest place for a stray cache.
     monkeypatch.chdir(tree)
     for argv in (["."], ["--output-format", "json", "pkg"], ["--show-source", "pkg/broken.py"]):
-        cli.main(argv)
+        cli.main(["--no-cache", *argv])
     capsys.readouterr()
     assert listing(tree) == before
+    # With the cache on, the cache folder is the one thing written, and it ignores itself.
+    cli.main(["."])
+    capsys.readouterr()
+    added = sorted(set(listing(tree)) - set(before))
+    assert added and all(entry[0].startswith(".aigcheck_cache") for entry in added)
+    assert (tree / ".aigcheck_cache" / ".gitignore").read_text().strip().endswith("*")

@@ -74,7 +74,7 @@ class TestExitStatus:
     ) -> None:
         found = Finding("pkg/clean.py", 2, 3, 2, 4, "AIG407", "private-api", severity, "Use the public API.")
         monkeypatch.setattr(
-            run_module, "check_path", lambda path, rules, display_path=None, **_: FileReport(display_path, (found,))
+            run_module, "check_files", lambda jobs, *_, **__: (FileReport(job.display, (found,)) for job in jobs)
         )
         status, out, _ = run(capsys, "pkg/clean.py")
         assert status == expected
@@ -422,8 +422,8 @@ class TestExitStatusOptions:
     ) -> None:
         monkeypatch.setattr(
             run_module,
-            "check_path",
-            lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom"),
+            "check_files",
+            lambda jobs, *_, **__: (FileReport(job.display, internal_error="boom") for job in jobs),
         )
         assert run(capsys, "--exit-zero", "m.py")[0] == 2
 
@@ -692,8 +692,8 @@ class TestBaseline:
     ) -> None:
         monkeypatch.setattr(
             run_module,
-            "check_path",
-            lambda path, rules, display_path=None, **_: FileReport(str(path), internal_error="boom"),
+            "check_files",
+            lambda jobs, *_, **__: (FileReport(job.display, internal_error="boom") for job in jobs),
         )
         assert run(capsys, "--write-baseline", "b.json", "m.py")[0] == 2
         assert not (sample / "b.json").exists()

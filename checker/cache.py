@@ -1,0 +1,114 @@
+"""A content-hash cache of per-file results (``.aigcheck_cache/``).
+
+A file's report depends on its bytes, its shown path, the rules run on it and the
+checker itself, so the key hashes all four; the checker's part is a digest of the
+sizes and modification times of its own source files, so any change to the checker
+(not only a version bump) invalidates every entry. Entries are written to a
+temporary file and renamed into place, so two runs racing on one cache never see a
+half-written entry; an unreadable or corrupt entry is a miss. Runs that fix files or
+report unused suppressions bypass the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import checker
+from checker.engine import FileReport
+from checker.findings import Finding, Severity
+
+CACHE_DIR_NAME = ".aigcheck_cache"
+_FORMAT = "1"
+
+
+class Cache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def at(cls, root: Path) -> Cache:
+        """The cache under ``root``, created on first write."""
+        return cls(root / CACHE_DIR_NAME)
+
+    def key(self, data: bytes, path: str, codes: Sequence[str]) -> str:
+        digest = hashlib.sha256()
+        for part in (_FORMAT, checker_digest(), path, ",".join(sorted(codes))):
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def get(self, key: str) -> FileReport | None:
+        try:
+            stored = json.loads(self._entry(key).read_text(encoding="utf-8"))
+            report = _decode(stored)
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return report
+
+    def put(self, key: str, report: FileReport) -> None:
+        if report.internal_error is not None:
+            return  # a crash is not a result worth keeping
+        entry = self._entry(key)
+        try:
+            self._prepare(entry.parent)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=entry.parent, prefix=".tmp-", delete=False
+            ) as stream:
+                json.dump(_encode(report), stream)
+            os.replace(stream.name, entry)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / _FORMAT / key[:2] / f"{key}.json"
+
+    def _prepare(self, folder: Path) -> None:
+        if not self.directory.exists():
+            self.directory.mkdir(parents=True, exist_ok=True)
+            # Never committed, never backed up (as ruff and pytest mark theirs).
+            (self.directory / ".gitignore").write_text("# Created by aigcheck.\n*\n", encoding="utf-8")
+            (self.directory / "CACHEDIR.TAG").write_text(
+                "Signature: 8a477f597d28d172789f06886806bc55\n# aigcheck cache\n", encoding="utf-8"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+
+
+@lru_cache(maxsize=1)
+def checker_digest() -> str:
+    """Identifies this checker's code: its version and every source file's size and mtime."""
+    root = Path(checker.__file__).parent
+    digest = hashlib.sha256(checker.__version__.encode())
+    for source in sorted(root.rglob("*.py")):
+        stat = source.stat()
+        digest.update(f"{source.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _encode(report: FileReport) -> dict[str, object]:
+    return {
+        "path": report.path,
+        "parsed": report.parsed,
+        "suppressed": report.suppressed,
+        "findings": [finding.as_dict() for finding in report.findings],
+    }
+
+
+def _decode(stored: dict[str, object]) -> FileReport:
+    findings = []
+    for item in stored["findings"]:  # type: ignore[union-attr]
+        fields = dict(item)  # type: ignore[call-overload]
+        fields["severity"] = Severity(fields["severity"])
+        findings.append(Finding(**fields))
+    return FileReport(
+        str(stored["path"]), tuple(findings), parsed=bool(stored["parsed"]), suppressed=int(stored["suppressed"])
+    )

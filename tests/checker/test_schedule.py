@@ -1,0 +1,102 @@
+"""Many files: the cache answers unchanged files, workers parse the rest, order is kept."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from checker import cli
+from checker.cache import Cache
+from checker.rules import ALL_RULES
+from checker.schedule import Job, Options, check_files
+
+CODES = tuple(rule.code for rule in ALL_RULES if rule.default_enabled)
+BAD = "import torch\nW = torch.ones(2)\n\n@torch.compiler.allow_in_graph\ndef f{n}(x):\n    return x * W\n"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    for n in range(6):
+        (tmp_path / f"m{n}.py").write_text(BAD.format(n=n))
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    return tmp_path
+
+
+def jobs(tree: Path) -> list[Job]:
+    return [Job(str(path), path.name, CODES) for path in sorted(tree.glob("*.py"))]
+
+
+def summary(reports: list) -> list[tuple[str, list[tuple[int, str]]]]:
+    return [(r.path, [(f.line, f.code) for f in r.findings]) for r in reports]
+
+
+def test_workers_give_the_same_reports_in_the_same_order(tree: Path) -> None:
+    serial = list(check_files(jobs(tree), Options(workers=1)))
+    parallel = list(check_files(jobs(tree), Options(workers=2)))
+    assert summary(parallel) == summary(serial)
+    assert [r.path for r in serial] == [*(f"m{n}.py" for n in range(6)), "plain.py"]
+    assert all(r.findings for r in serial[:6])
+
+
+def test_a_warm_run_is_answered_by_the_cache(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache = Cache(tmp_path_factory.mktemp("cache"))
+    cold = list(check_files(jobs(tree), Options(), cache))
+    assert (cache.hits, cache.misses) == (0, 6)  # plain.py never reaches the cache: no registration
+    warm = list(check_files(jobs(tree), Options(), cache))
+    assert cache.hits == 6
+    assert summary(warm) == summary(cold)
+    assert [f.fingerprint for r in warm for f in r.findings] == [f.fingerprint for r in cold for f in r.findings]
+
+
+def test_changed_content_or_rules_miss(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache = Cache(tmp_path_factory.mktemp("cache"))
+    list(check_files(jobs(tree), Options(), cache))
+    (tree / "m0.py").write_text(BAD.format(n=0) + "\n# edited\n")
+    list(check_files(jobs(tree), Options(), cache))
+    assert cache.hits == 5
+    fewer = [Job(job.path, job.display, ("AIG302",)) for job in jobs(tree)]
+    reports = list(check_files(fewer, Options(), cache))
+    assert cache.hits == 5 and not any(r.findings for r in reports)
+
+
+def test_corrupt_entries_are_misses(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache = Cache(tmp_path_factory.mktemp("cache"))
+    list(check_files(jobs(tree), Options(), cache))
+    for entry in cache.directory.rglob("*.json"):
+        entry.write_text("{not json")
+    reports = list(check_files(jobs(tree), Options(), cache))
+    assert cache.hits == 0 and all(r.findings for r in reports[:6])
+
+
+def test_fixing_bypasses_the_cache(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache = Cache(tmp_path_factory.mktemp("cache"))
+    list(check_files(jobs(tree), Options(fix=True), cache))
+    assert not list(cache.directory.rglob("*.json"))
+
+
+def test_racing_writers_never_leave_a_torn_entry(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache = Cache(tmp_path_factory.mktemp("cache"))
+    (report,) = [r for r in check_files(jobs(tree)[:1], Options())]
+    key = "ab" * 32
+    threads = [threading.Thread(target=lambda: [cache.put(key, report) for _ in range(50)]) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    entry = cache.directory / "1" / key[:2] / f"{key}.json"
+    assert json.loads(entry.read_text())["path"] == report.path
+    assert not [p for p in entry.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_cli_jobs_and_cache_flags(tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    monkeypatch.chdir(tree)
+    assert cli.main(["--jobs", "2", "--cache-dir", "cache", "."]) == 1
+    first = capsys.readouterr().out
+    assert cli.main(["--jobs", "1", "--cache-dir", "cache", "."]) == 1
+    assert capsys.readouterr().out == first
+    assert (tree / "cache" / "CACHEDIR.TAG").exists()
+    assert cli.main(["--jobs", "0", "."]) == 2
+    assert "expected a whole number of at least 1" in capsys.readouterr().err
