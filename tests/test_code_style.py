@@ -15,7 +15,7 @@ def test_ruff_check_passes() -> None:
     if ruff is None:
         pytest.skip("ruff is not installed (it comes with the dev extra)")
     result = subprocess.run(
-        [ruff, "check", "--output-format", "concise", "checker", "tests", "scripts"],
+        [ruff, "check", "--output-format", "concise", "checker", "tests", "scripts", "runtime_guard"],
         cwd=ROOT,
         capture_output=True,
         text=True,

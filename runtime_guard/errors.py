@@ -1,0 +1,94 @@
+"""What a violation of the allow_in_graph contract looks like when the guard finds one.
+
+A :class:`Violation` is plain frozen data: the static rule code (``AIG301``...), the
+function, where it was registered, and a self-contained message. The registry keeps
+every violation; the reporting policy (see :mod:`runtime_guard.modes`) turns it into a
+:class:`ContractViolation` (raise) or a :class:`ContractWarning` (warn).
+
+Messages stand alone because Dynamo re-wraps exceptions raised while it traces
+(``TorchRuntimeError`` keeps only the repr of ours): they start with the API name and
+carry the function, the registration site, the clause, the offending value and the fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The kebab-case names of the codes the guard reports (the same as the static rules).
+CODE_NAMES = {
+    "AIG101": "unproxyable-parameter",
+    "AIG102": "hard-error-parameter",
+    "AIG201": "unproxyable-return",
+    "AIG202": "baked-scalar-return",
+    "AIG301": "captured-tensor",
+    "AIG302": "captured-mutable-state",
+    "AIG303": "laundered-capture",
+    "AIG401": "recreated-closure",
+    "AIG402": "ineffective-registration",
+    "AIG403": "callable-instance",
+    "AIG404": "registration-in-compiled-region",
+    "AIG405": "not-callable",
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken clause of the contract, found at run time.
+
+    ``function`` is the qualified name of the registered callable, ``site`` its
+    registration site (``path:line``), ``detail`` what was found and how to fix it.
+    """
+
+    code: str
+    function: str
+    site: str
+    detail: str
+
+    @property
+    def name(self) -> str:
+        return CODE_NAMES[self.code]
+
+    @property
+    def message(self) -> str:
+        return f"allow_in_graph({self.function}) registered at {self.site}: {self.code} {self.name}: {self.detail}"
+
+
+class _Reported:
+    """The attributes shared by :class:`ContractViolation` and :class:`ContractWarning`."""
+
+    code: str
+    function: str
+    site: str
+    detail: str
+    violation: Violation
+
+    def _fill(self, violation: Violation) -> None:
+        self.violation = violation
+        self.code = violation.code
+        self.function = violation.function
+        self.site = violation.site
+        self.detail = violation.detail
+
+
+class ContractViolation(_Reported, Exception):
+    """Raised in ``raise`` mode. ``.code`` is the static AIG code; ``.function``, ``.site``
+    and ``.detail`` say which registration broke which clause and how to fix it."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self._fill(violation)
+
+    def __reduce__(self) -> tuple[type[ContractViolation], tuple[Violation]]:
+        # Exceptions pickle their args by default; ours is built from the Violation.
+        return (type(self), (self.violation,))
+
+
+class ContractWarning(_Reported, UserWarning):
+    """Emitted in ``warn`` mode, with the same attributes as :class:`ContractViolation`."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self._fill(violation)
+
+    def __reduce__(self) -> tuple[type[ContractWarning], tuple[Violation]]:
+        return (type(self), (self.violation,))

@@ -1,0 +1,114 @@
+"""Registration-time checks of what was passed to ``allow_in_graph`` (AIG402-AIG405).
+
+Each check follows ``shared/evidence/dynamo/FINDINGS.md`` section 5 and
+``evidence/dynamo/FINDINGS.md`` D1, D6 and D7: which objects Dynamo honours at a call
+site, which it silently ignores, and which make it fail.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class KindFinding:
+    code: str
+    detail: str
+
+
+_IGNORED = (
+    "Dynamo silently ignores the registration and traces the body as ordinary code, so the function is "
+    "not opaque; register a plain function (or a staticmethod) and call it with the values it needs"
+)
+
+
+def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
+    """Findings about the kind of ``fn``; ``caller`` is the frame that registered it."""
+    findings: list[KindFinding] = []
+    if torch.compiler.is_compiling():
+        findings.append(
+            KindFinding(
+                "AIG404",
+                "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically "
+                "annotating functions inside a compiled region is not supported'); register at import time",
+            )
+        )
+    if isinstance(fn, staticmethod):
+        findings.append(
+            KindFinding(
+                "AIG405",
+                "got a staticmethod object, which allow_in_graph cannot register (TypeError: cannot create weak "
+                "reference); put @staticmethod outermost, above @allow_in_graph",
+            )
+        )
+    elif not callable(fn):
+        findings.append(KindFinding("AIG405", f"expects a callable, got {type(fn).__qualname__}"))
+    elif isinstance(fn, functools.partial):
+        findings.append(KindFinding("AIG402", f"the target is a functools.partial; {_IGNORED}"))
+    elif isinstance(fn, type) and issubclass(fn, torch.nn.Module):
+        findings.append(
+            KindFinding(
+                "AIG402",
+                f"the target is the nn.Module class {fn.__qualname__}; only its construction is affected; {_IGNORED}",
+            )
+        )
+    elif isinstance(fn, torch.nn.Module):
+        findings.append(
+            KindFinding("AIG402", f"the target is an nn.Module instance; Dynamo traces modules itself; {_IGNORED}")
+        )
+    elif isinstance(fn, types.MethodType) and isinstance(fn.__self__, type):
+        findings.append(KindFinding("AIG402", f"the target is a classmethod ('C.cm is C.cm' is False); {_IGNORED}"))
+    elif isinstance(fn, types.MethodType) and not _saved_by_owner(fn, caller):
+        findings.append(
+            KindFinding(
+                "AIG402",
+                "the target is a bound method; 'obj.meth(...)' creates a new bound method at every call, which "
+                "Dynamo does not recognise, so only calls through this very object are honoured (save it per "
+                f"instance, 'self._f = allow_in_graph(self.meth)', and call self._f); otherwise {_IGNORED}",
+            )
+        )
+    elif isinstance(fn, types.FunctionType) and _in_class_body(caller):
+        findings.append(
+            KindFinding(
+                "AIG402",
+                "the target is a method decorated in a class body; calls through instances create bound methods, "
+                f"which Dynamo does not recognise; {_IGNORED}",
+            )
+        )
+    elif not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)):
+        if not hasattr(fn, "__name__"):
+            findings.append(
+                KindFinding(
+                    "AIG403",
+                    f"the target is an instance of {type(fn).__qualname__} without a __name__; the first compiled call "
+                    "fails with InternalTorchDynamoError (AttributeError: '__name__'); register a function, or give "
+                    "the instance a __name__",
+                )
+            )
+        if not _hashable(fn):
+            findings.append(KindFinding("AIG402", f"the target is unhashable, so Dynamo never finds it; {_IGNORED}"))
+    return findings
+
+
+def _saved_by_owner(method: types.MethodType, caller: types.FrameType | None) -> bool:
+    """``self._f = allow_in_graph(self.meth)`` in a method of the same object is honoured (D7)."""
+    if caller is None or caller.f_code.co_argcount == 0:
+        return False
+    return caller.f_locals.get(caller.f_code.co_varnames[0]) is method.__self__
+
+
+def _in_class_body(caller: types.FrameType | None) -> bool:
+    """Whether the registration runs while a class body executes (a decorated method)."""
+    return caller is not None and "__module__" in caller.f_locals and "__qualname__" in caller.f_locals
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

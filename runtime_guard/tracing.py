@@ -1,0 +1,126 @@
+"""Which tensors a call uses that it was not given: a TorchFunctionMode around the call.
+
+``shared/evidence/dynamo/FINDINGS.md`` section 8: the mode sees every tensor operand of
+every torch function, in every compile phase (Dynamo's fake call, both AOT traces) and
+in eager calls, before Dynamo's own FakeTensor assertion fires. A tensor operand that is
+neither a pytree leaf of the arguments nor produced by an earlier op of the call was
+captured: AIG301, or AIG303 when the op turns it into Python data (``.tolist()``,
+``.shape``), which Dynamo lets through and freezes silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils import _pytree as pytree
+
+from checker.contract import CLAUSE_TEXT, Clause
+
+#: Tensor methods and properties that turn a tensor into Python data (AIG303).
+LAUNDERING = frozenset({"tolist", "numpy", "item", "shape", "size", "__float__", "__int__", "__bool__", "__index__"})
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A tensor that reached ``op`` without being an argument or produced in the call."""
+
+    op: str
+    kind: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    name: str | None
+
+    @property
+    def code(self) -> str:
+        return "AIG303" if self.op.rpartition(".")[2] in LAUNDERING else "AIG301"
+
+    @property
+    def detail(self) -> str:
+        if self.name:
+            used = f"{self.kind} '{self.name}' (shape {self.shape}, dtype {self.dtype})"
+        else:  # not a cell, global, default or attribute of the function: a helper returned it
+            used = f"{self.kind} of shape {self.shape} and dtype {self.dtype} (reached through a helper or an object)"
+        if self.code == "AIG303":
+            return (
+                f"converts the captured {used} to Python data with {self.op}; the contract says "
+                f"{CLAUSE_TEXT[Clause.CAPTURES]}; aot_eager and inductor freeze the result at compile time and never "
+                f"see later changes; pass the tensor as an argument"
+            )
+        return (
+            f"uses the captured {used} in {self.op}; the contract says {CLAUSE_TEXT[Clause.CAPTURES]}; compiling "
+            f"fails with 'Please convert all Tensors to FakeTensors first'; pass it as an argument"
+        )
+
+
+def _op_name(func: Callable[..., Any]) -> str:
+    owner = getattr(func, "__self__", None)
+    if getattr(func, "__name__", "") == "__get__" and owner is not None:  # a property such as .shape
+        return f"Tensor.{getattr(owner, '__name__', 'attribute')}"
+    qualname = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
+    module = getattr(func, "__module__", None) or ""
+    if qualname.startswith("TensorBase."):
+        return "Tensor." + qualname.partition(".")[2]
+    if module.startswith("torch"):
+        return f"{module}.{qualname}".replace("torch._C._nn.", "torch.nn.functional.").replace(
+            "torch.nn.functional.", "F."
+        )
+    return qualname
+
+
+class CaptureMode(TorchFunctionMode):
+    """Reports tensor operands that are foreign to the call (see the module docstring)."""
+
+    def __init__(
+        self,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        names: dict[int, str],
+        report: Callable[[Foreign], None],
+    ) -> None:
+        super().__init__()
+        self._report = report
+        leaves = pytree.tree_leaves((args, kwargs))
+        # Strong references: an id is only meaningful while its object lives.
+        self._known: dict[int, object] = {id(v): v for v in leaves if isinstance(v, torch.Tensor)}
+        self._names = names
+
+    def __torch_function__(
+        self, func: Callable[..., Any], types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        for leaf in pytree.tree_leaves((args, kwargs)):
+            if isinstance(leaf, torch.Tensor) and id(leaf) not in self._known:
+                self._flag(func, leaf)
+        out = func(*args, **kwargs)
+        for leaf in pytree.tree_leaves(out):
+            if isinstance(leaf, torch.Tensor):
+                self._known[id(leaf)] = leaf
+        return out
+
+    def _flag(self, func: Callable[..., Any], tensor: torch.Tensor) -> None:
+        self._known[id(tensor)] = tensor  # report each tensor once, at its first use
+        kind = "parameter" if isinstance(tensor, torch.nn.Parameter) else "tensor"
+        # Reported at once, from inside the op: in raise mode this stops the call before
+        # Dynamo's own FakeTensor assertion, whose message names no variable.
+        self._report(Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, self._names.get(id(tensor))))
+
+
+def tensor_names(named: list[tuple[str, object]]) -> dict[int, str]:
+    """``id(tensor) -> name`` for captured values, through modules and containers, so that a
+    foreign tensor can be named by the variable it came from."""
+    names: dict[int, str] = {}
+    for name, value in named:
+        if isinstance(value, torch.Tensor):
+            names.setdefault(id(value), name)
+        elif isinstance(value, torch.nn.Module):
+            for sub, tensor in [*value.named_parameters(), *value.named_buffers()]:
+                names.setdefault(id(tensor), f"{name}.{sub}")
+        elif isinstance(value, dict):
+            names.update({id(v): f"{name}[{k!r}]" for k, v in value.items() if isinstance(v, torch.Tensor)})
+        elif isinstance(value, (list, tuple)):
+            names.update({id(v): f"{name}[{i}]" for i, v in enumerate(value) if isinstance(v, torch.Tensor)})
+    return names

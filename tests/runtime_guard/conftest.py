@@ -1,0 +1,29 @@
+"""Fixtures for the runtime-guard tests: every test starts from a clean guard and Dynamo."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+import torch._dynamo
+
+import runtime_guard as rg
+
+
+@pytest.fixture(autouse=True)
+def clean_guard() -> Iterator[None]:
+    """Strict mode off, no violations, no patch, no compiled code, before and after each test."""
+    rg.set_strict("off")
+    rg.registry.clear_violations()
+    torch._dynamo.reset()
+    yield
+    rg.uninstall()
+    rg.set_strict("off")
+    rg.registry.clear_violations()
+    torch._dynamo.reset()
+
+
+def codes() -> list[str]:
+    """The codes of the violations recorded so far."""
+    return [v.code for v in rg.registry.violations()]

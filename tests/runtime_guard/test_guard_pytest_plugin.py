@@ -1,0 +1,66 @@
+"""``--aig-strict`` turns a silent contract violation into a failing test."""
+
+from __future__ import annotations
+
+import os
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SILENT = """
+import torch
+
+@torch.compiler.allow_in_graph
+def ratio(x):
+    return x.shape[0] / 8          # a Python float: baked into the graph (AIG202)
+
+def test_ratio():
+    f = torch.compile(lambda x: x * ratio(x + 0), backend="inductor")
+    assert f(torch.ones(4)).tolist() == [0.5] * 4   # passes without the guard
+"""
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    # The subprocess runs elsewhere: import this checkout, whatever the install says.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(test_silent=SILENT)
+    return pytester
+
+
+def _installed() -> bool:
+    """Whether the pytest11 entry point is registered (an install of this checkout)."""
+    return any(entry.name == "aigcheck" for entry in entry_points(group="pytest11"))
+
+
+def run(suite: pytest.Pytester, *options: str) -> pytest.RunResult:
+    # Installed, the entry point loads the plugin; otherwise -p loads it the same way.
+    load = () if _installed() else ("-p", "runtime_guard.pytest_plugin")
+    return suite.runpytest_subprocess(*load, "-p", "no:cacheprovider", *options)
+
+
+def test_silent_without_the_option(suite: pytest.Pytester) -> None:
+    run(suite).assert_outcomes(passed=1)
+
+
+def test_raise_fails_the_test(suite: pytest.Pytester) -> None:
+    result = run(suite, "--aig-strict")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*aigcheck: allow_in_graph strict mode 'raise'*", "*AIG202 baked-scalar-return*"])
+
+
+def test_warn_reports_without_failing(suite: pytest.Pytester) -> None:
+    result = run(suite, "--aig-strict=warn")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*ContractWarning*AIG202*"])
+
+
+def test_invalid_value_is_a_usage_error(suite: pytest.Pytester) -> None:
+    result = run(suite, "--aig-strict=loud")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*invalid choice: 'loud'*"])
