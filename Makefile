@@ -1,5 +1,5 @@
 # Two commands do everything on a fresh machine:
-#   make demo   creates .venv if missing, installs, lints fixtures/
+#   make demo   creates .venv if missing, installs, lints fixtures/, runs the runtime demo
 #   make test   creates .venv if missing, installs, runs the test suite
 PYTHON ?= python3
 VENV := .venv
@@ -17,6 +17,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP) lint-fixtures
+	@echo "== runtime guard: a silent violation under inductor, then strict mode naming it"
+	$(BIN)/python examples/runtime_guard_demo.py
 
 lint-fixtures: $(STAMP)
 	@echo "== aigcheck fixtures/good (expect no findings)"

@@ -20,6 +20,9 @@ REGISTRATION_APIS = frozenset(
         "torch.compiler.allow_in_graph",
         "torch._dynamo.allow_in_graph",
         "torch._dynamo.decorators.allow_in_graph",
+        # aigcheck's own drop-in (strict mode) registers the same way.
+        "runtime_guard.allow_in_graph",
+        "runtime_guard.api.allow_in_graph",
     }
 )
 

@@ -164,9 +164,9 @@ class CaptureFinder:
         bindings = owner.bindings.get(read.name, [])
         # Cite the binding that gave the kind (`_cache = torch.ones(...)`, not `_cache = None`),
         # preferring one written where the name lives over a `global` reassignment.
-        matching = [b for b in bindings if self.inference.binding_kind(b).kind is inferred.kind] or bindings
-        local = [b for b in matching if b.written_in is owner] or matching
-        first = local[0].node if local else None
+        local = [b for b in bindings if b.written_in is owner] or bindings
+        matching = [b for b in local if self.inference.binding_kind(b).kind is inferred.kind] or local
+        first = matching[0].node if matching else None
         if inferred.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(parents.get(read.node), cst.Attribute):
             attribute = self._attribute_of(body, read, parents, origin)
             if attribute is not None:

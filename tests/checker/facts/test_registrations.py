@@ -264,3 +264,13 @@ def test_imported_targets_are_unresolved_not_judged() -> None:
         torch.compiler.allow_in_graph(torch.sin)
         """
     ) == [("fused", "UNRESOLVED"), ("torch.sin", "UNRESOLVED")]
+
+
+def test_runtime_guard_drop_in_is_a_registration() -> None:
+    assert targets(
+        """
+        import runtime_guard as rg
+        @rg.allow_in_graph
+        def f(x): return x
+        """
+    ) == [("f", "FUNCTION")]
