@@ -1,7 +1,9 @@
 """A content-hash cache of per-file results (``.aigcheck_cache/``).
 
 A file's report depends on its bytes, its shown path, the rules run on it and the
-checker itself, so the key hashes all four; the checker's part is a digest of the
+checker itself, so the key hashes all four; it can also depend on the project's
+other modules that registrars were imported from, so each entry lists those files
+with their hashes and is a miss as soon as one of them changed; the checker's part is a digest of the
 sizes and modification times of its own source files, so any change to the checker
 (not only a version bump) invalidates every entry. Entries are written to a
 temporary file and renamed into place, so two runs racing on one cache never see a
@@ -22,6 +24,7 @@ from pathlib import Path
 import checker
 from checker.engine import FileReport
 from checker.findings import Finding, Severity
+from checker.project import changed
 
 CACHE_DIR_NAME = ".aigcheck_cache"
 _FORMAT = "1"
@@ -100,6 +103,7 @@ def _encode(report: FileReport) -> dict[str, object]:
         "parsed": report.parsed,
         "suppressed": report.suppressed,
         "findings": [finding.as_dict() for finding in report.findings],
+        "dependencies": [list(dependency) for dependency in report.dependencies],
     }
 
 
@@ -109,6 +113,13 @@ def _decode(stored: dict[str, object]) -> FileReport:
         fields = dict(item)  # type: ignore[call-overload]
         fields["severity"] = Severity(fields["severity"])
         findings.append(Finding(**fields))
+    dependencies = tuple((str(path), str(digest)) for path, digest in stored["dependencies"])  # type: ignore[union-attr]
+    if changed(dict(dependencies)):
+        raise ValueError("a file this result depends on has changed")
     return FileReport(
-        str(stored["path"]), tuple(findings), parsed=bool(stored["parsed"]), suppressed=int(stored["suppressed"])
+        str(stored["path"]),
+        tuple(findings),
+        parsed=bool(stored["parsed"]),
+        suppressed=int(stored["suppressed"]),
+        dependencies=dependencies,
     )

@@ -18,6 +18,7 @@ from checker.findings import Finding, Severity
 from checker.fingerprints import fingerprinted
 from checker.fixes import apply_fixes
 from checker.noqa import Hit, NoqaIndex, UnusedNoqa
+from checker.project import Project
 from checker.rules import Rule
 from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Fix
@@ -34,6 +35,9 @@ from checker.source import (
     too_large,
 )
 
+#: The project's other modules, parsed on demand and kept for this process.
+PROJECT = Project()
+
 
 @dataclass(frozen=True)
 class FileReport:
@@ -49,6 +53,9 @@ class FileReport:
     fixed_source: str | None = None
     encoding: str = "utf-8"
     fixed: int = 0
+    #: Other files of the project the result depends on (path, sha256): the modules
+    #: that imported registrars were resolved into.
+    dependencies: tuple[tuple[str, str], ...] = ()
     #: With ``unused_noqa=True``: the suppression comments that suppressed nothing.
     unused_noqa: tuple[UnusedNoqa, ...] = ()
 
@@ -112,10 +119,11 @@ def _check_text(
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         return unanalysable(path, rules, syntax_error(gate, error))
-    facts = ModuleFacts(module, path)
+    PROJECT.start()
+    facts = ModuleFacts(module, path, project=PROJECT)
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not raw and not unused_noqa:
-        return FileReport(path, parsed=True)
+        return FileReport(path, parsed=True, dependencies=_dependencies())
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)])
     noqa = NoqaIndex.from_text(text)
     findings: set[Finding] = set()
@@ -153,7 +161,12 @@ def _check_text(
         fixed_source=fixed_source if fixed_source != text else None,
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
+        dependencies=_dependencies(),
     )
+
+
+def _dependencies() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(PROJECT.consulted.items()))
 
 
 def unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:

@@ -63,16 +63,8 @@ def _found(path: Path) -> Counter[tuple[int, str]]:
     return Counter((finding.line, finding.code) for finding in report.findings)
 
 
-#: Fixtures whose findings need project-wide analysis (an alias imported from a
-#: sibling module). They fail until that lands; strict, so they cannot pass silently.
-CROSS_MODULE = {BAD / "pipeline" / "unet_blocks.py"}
-
-
 def _param(path: Path) -> pytest.param:
-    marks = ()
-    if path in CROSS_MODULE:
-        marks = pytest.mark.xfail(strict=True, reason="needs cross-module alias resolution (issue 4)")
-    return pytest.param(path, id=str(path.relative_to(FIXTURES)), marks=marks)
+    return pytest.param(path, id=str(path.relative_to(FIXTURES)))
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in _files(GOOD)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -18,6 +19,9 @@ from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
 from checker.facts.targets import Body, Target, TargetKind, TargetResolver
 from checker.facts.values import Values
 
+if TYPE_CHECKING:
+    from checker.project import Project
+
 #: How many calls deep a compiled function's callees count as compiled too.
 _COMPILED_CALL_DEPTH = 4
 
@@ -25,15 +29,18 @@ _COMPILED_CALL_DEPTH = 4
 class ModuleFacts:
     """Registrations, targets, captures and compiled regions of one parsed module."""
 
-    def __init__(self, module: cst.Module, path: str) -> None:
+    def __init__(self, module: cst.Module, path: str, project: Project | None = None) -> None:
         self.module = module
         self.path = path
+        self.project = project
+        #: sha256 of the file's bytes, set when the project parsed it.
+        self.digest = ""
         self.tree = ScopeTree.build(module)
         self.inference = Inference(self.tree)
 
     @cached_property
     def registrars(self) -> Registrars:
-        return Registrars(self.tree, self.inference)
+        return Registrars(self.tree, self.inference, self.path, self.project)
 
     @cached_property
     def registrations(self) -> list[Registration]:

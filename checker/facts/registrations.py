@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -21,6 +23,10 @@ from checker import torch_api as api
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
+
+if TYPE_CHECKING:
+    from checker.facts.module import ModuleFacts
+    from checker.project import Project
 
 
 class Form(enum.Enum):
@@ -47,23 +53,56 @@ class Registration:
     decorator_index: int = -1
 
 
-class Registrars:
-    """Decides whether an expression is a registrar, following aliases and wrappers."""
+@dataclass(frozen=True)
+class Registrar:
+    """How a registrar is spelled in messages, and which positional argument it registers."""
 
-    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+    spelling: str
+    index: int = 0
+
+
+class Registrars:
+    """Decides whether an expression is a registrar, following aliases and wrappers,
+    in this module and, through ``project``, in the modules it imports them from."""
+
+    def __init__(self, tree: ScopeTree, inference: Inference, path: str = "", project: Project | None = None) -> None:
         self.tree = tree
         self.inference = inference
+        self.path = path
+        self.project = project
         #: wrapper def -> index of the parameter it forwards to a registrar
         self.wrappers: dict[cst.FunctionDef, int] = {}
         self._find_wrappers()
 
-    def spelling(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
-        """How the registrar is spelled in messages, or None when ``expr`` is not one."""
+    def resolve(self, expr: cst.BaseExpression, scope: Scope) -> Registrar | None:
+        """The registrar ``expr`` is, or None."""
         if self.is_api(expr, scope):
-            return _source(expr)
+            return Registrar(_source(expr))
         wrapper = self.wrapper(expr, scope)
         if wrapper is not None:
-            return f"{_source(expr)} (forwards to allow_in_graph)"
+            return Registrar(f"{_source(expr)} (forwards to allow_in_graph)", wrapper[1])
+        return self._imported(expr, scope)
+
+    def spelling(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
+        """How the registrar is spelled in messages, or None when ``expr`` is not one."""
+        found = self.resolve(expr, scope)
+        return found.spelling if found is not None else None
+
+    def _imported(self, expr: cst.BaseExpression, scope: Scope) -> Registrar | None:
+        """An alias or wrapper defined in another module of the project (``from .utils import x``)."""
+        if self.project is None or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        for name in sorted(self.inference.qualified_names(expr, scope)):
+            if name.startswith("builtins."):
+                continue
+            found = self.project.lookup(self.path, name)
+            if found is None:
+                continue
+            facts, attribute = found
+            registrar = self.project.follow(facts, attribute, _registrar_named)
+            if registrar is not None:
+                origin = Path(facts.path).name
+                return Registrar(f"{_source(expr)} (the registrar {attribute} of {origin})", registrar.index)
         return None
 
     def is_api(self, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -101,7 +140,11 @@ class Registrars:
                     continue
                 if function.node in self.wrappers or not call.args:
                     continue
-                if not (self.is_api(call.func, scope) or self.wrapper(call.func, scope) is not None):
+                if not (
+                    self.is_api(call.func, scope)
+                    or self.wrapper(call.func, scope) is not None
+                    or self._imported(call.func, scope) is not None
+                ):
                     continue
                 index = self._forwarded_parameter(call, scope, function)
                 if index is not None:
@@ -122,6 +165,11 @@ class Registrars:
         return None
 
 
+def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
+    """The registrar a module binds to ``attribute`` at its top level, if any."""
+    return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
+
+
 def registered_argument(call: cst.Call, index: int = 0) -> cst.BaseExpression | None:
     """The argument a registrar call registers: positional ``index``, or ``fn=``."""
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
@@ -138,15 +186,15 @@ def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registra
     found: list[Registration] = []
     for definition, scope in tree.definitions:
         for index, decorator in enumerate(definition.decorators):
-            spelling = registrars.spelling(decorator.decorator, scope)
-            if spelling is not None:
-                found.append(Registration(decorator, spelling, Form.DECORATOR, definition, scope, True, index))
+            registrar = registrars.resolve(decorator.decorator, scope)
+            if registrar is not None:
+                found.append(Registration(decorator, registrar.spelling, Form.DECORATOR, definition, scope, True, index))
     for call, scope in tree.calls:
-        spelling = registrars.spelling(call.func, scope)
-        if spelling is None:
+        registrar = registrars.resolve(call.func, scope)
+        if registrar is None:
             continue
-        wrapper = registrars.wrapper(call.func, scope)
-        argument = registered_argument(call, wrapper[1] if wrapper is not None else 0)
+        spelling = registrar.spelling
+        argument = registered_argument(call, registrar.index)
         if argument is None:
             continue
         kept = call not in tree.discarded_calls

@@ -1,0 +1,148 @@
+"""Registrars imported from other modules of the project (issue 4, first part)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from checker import cli
+from checker.engine import check_path
+from checker.rules import ALL_RULES
+
+RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
+ALIAS = """
+try:
+    from torch.compiler import allow_in_graph as maybe_allow_in_graph
+except ImportError:
+    def maybe_allow_in_graph(fn):
+        return fn
+"""
+USER = """
+import torch
+{import_line}
+
+W = torch.ones(4)
+
+@{decorator}
+def scaled(x):
+    return x * W
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def codes(path: Path) -> list[tuple[int, str]]:
+    report = check_path(path, RULES)
+    assert report.internal_error is None, report.internal_error
+    return [(finding.line, finding.code) for finding in report.findings]
+
+
+SPELLINGS = {
+    "relative": ("pkg/ops.py", "from .utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
+    "absolute": ("pkg/ops.py", "from pkg.utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
+    "parent-relative": ("pkg/sub/ops.py", "from ..utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
+    "module-attribute": ("pkg/ops.py", "from . import utils", "utils.maybe_allow_in_graph"),
+    "re-export": ("pkg/ops.py", "from pkg import maybe_allow_in_graph", "maybe_allow_in_graph"),
+    "renamed": ("pkg/ops.py", "from .utils import maybe_allow_in_graph as aig_allow_in_graph", "aig_allow_in_graph"),
+}
+
+
+@pytest.mark.parametrize(("user", "import_line", "decorator"), SPELLINGS.values(), ids=SPELLINGS.keys())
+def test_alias_imported_from_another_module(tmp_path: Path, user: str, import_line: str, decorator: str) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .utils import maybe_allow_in_graph\n",
+            "pkg/sub/__init__.py": "",
+            "pkg/utils.py": ALIAS,
+            user: USER.format(import_line=import_line, decorator=decorator),
+        },
+    )
+    assert codes(tmp_path / user) == [(9, "AIG301")]
+
+
+def test_src_layout_and_wrapper_functions(tmp_path: Path) -> None:
+    # The wrapper's name mentions the API: the text pre-filter does not know project
+    # aliases yet, so a module whose only registrar is named otherwise is not read.
+    write(
+        tmp_path,
+        {
+            "src/lib/__init__.py": "",
+            "src/lib/registry.py": """
+                import torch
+
+                def allow_in_graph_as(name, fn):
+                    return torch.compiler.allow_in_graph(fn)
+            """,
+            "src/lib/kernels.py": """
+                import functools
+                from lib.registry import allow_in_graph_as
+
+                def scale(x, k):
+                    return x * k
+
+                double = allow_in_graph_as("double", functools.partial(scale, k=2.0))
+            """,
+        },
+    )
+    assert codes(tmp_path / "src/lib/kernels.py") == [(8, "AIG402")]
+
+
+def test_cycles_and_unresolvable_imports_end_quietly(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from .b import allow_in_graph_b as allow_in_graph_a\n",
+            "pkg/b.py": "from .a import allow_in_graph_a as allow_in_graph_b\n",
+            "pkg/user.py": USER.format(
+                import_line="from .a import allow_in_graph_a\nfrom .missing import allow_in_graph_x",
+                decorator="allow_in_graph_a",
+            ),
+        },
+    )
+    assert codes(tmp_path / "pkg/user.py") == []
+
+
+def test_imports_outside_the_package_are_never_followed(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "other/__init__.py": "",
+            "other/utils.py": ALIAS,
+            "pkg/__init__.py": "",
+            "pkg/ops.py": USER.format(
+                import_line="from other.utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            ),
+        },
+    )
+    assert codes(tmp_path / "pkg/ops.py") == []
+
+
+def test_the_cache_notices_a_changed_alias_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": ALIAS,
+            "pkg/ops.py": USER.format(
+                import_line="from .utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            ),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["-q", "--cache-dir", "cache", "pkg"]) == 1
+    assert "AIG301" in capsys.readouterr().out
+    # The alias module no longer registers anything: the cached result must not be reused.
+    (tmp_path / "pkg/utils.py").write_text("def maybe_allow_in_graph(fn):\n    return fn  # no allow_in_graph here\n")
+    assert cli.main(["-q", "--cache-dir", "cache", "pkg"]) == 0
+    assert "AIG301" not in capsys.readouterr().out
