@@ -14,15 +14,19 @@ from runtime_guard.api import allow_in_graph, install, installed, uninstall
 from runtime_guard.errors import ContractViolation, ContractWarning, Violation
 from runtime_guard.modes import Strict, get_strict, set_strict, strict
 from runtime_guard.registry import Registration, Registry, registry
+from runtime_guard.selftest import SelfTestError, SelfTestReport, check_allow_in_graph
 
 __all__ = [
     "ContractViolation",
     "ContractWarning",
     "Registration",
     "Registry",
+    "SelfTestError",
+    "SelfTestReport",
     "Strict",
     "Violation",
     "allow_in_graph",
+    "check_allow_in_graph",
     "get_strict",
     "install",
     "installed",
