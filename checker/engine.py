@@ -121,6 +121,7 @@ def _check_text(
         return unanalysable(path, rules, syntax_error(gate, error))
     PROJECT.start()
     facts = ModuleFacts(module, path, project=PROJECT)
+    PROJECT.remember(Path(path), facts)  # a sibling importing from this file reuses the parse
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not raw and not unused_noqa:
         return FileReport(path, parsed=True, dependencies=_dependencies())

@@ -34,6 +34,7 @@ class Project:
         self._facts: dict[Path, tuple[tuple[int, int], ModuleFacts | None]] = {}
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
+        self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
         #: Files consulted since the last ``start``: path -> sha256 of their bytes.
         self.consulted: dict[str, str] = {}
 
@@ -43,7 +44,10 @@ class Project:
 
     def lookup(self, importer: str, qualified: str) -> tuple[ModuleFacts, str] | None:
         """The module (and the name in it) that an imported ``qualified`` name refers to."""
-        for module_path, attribute in _candidates(Path(importer), qualified):
+        key = (str(Path(importer).parent), qualified)
+        if key not in self._candidates:
+            self._candidates[key] = _candidates(Path(importer), qualified)
+        for module_path, attribute in self._candidates[key]:
             facts = self.facts(module_path)
             if facts is not None:
                 return facts, attribute
@@ -60,6 +64,18 @@ class Project:
             return step(facts, attribute)
         finally:
             self._following.discard(key)
+
+    def remember(self, path: Path, facts: ModuleFacts) -> None:
+        """Keep a module the engine parsed anyway, for the imports of the files after it."""
+        try:
+            key = path.resolve()
+            status = key.stat()
+            facts.digest = hashlib.sha256(key.read_bytes()).hexdigest()
+        except OSError:
+            return  # stdin, or a file that went away
+        if len(self._facts) >= _MAX_MODULES:
+            self._facts.clear()
+        self._facts[key] = ((status.st_mtime_ns, status.st_size), facts)
 
     def facts(self, path: Path) -> ModuleFacts | None:
         key = path.resolve()

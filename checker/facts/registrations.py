@@ -72,6 +72,8 @@ class Registrars:
         self.project = project
         #: wrapper def -> index of the parameter it forwards to a registrar
         self.wrappers: dict[cst.FunctionDef, int] = {}
+        #: qualified names of an imported expression -> the registrar they name, if any
+        self._imported_cache: dict[frozenset[str], Registrar | None] = {}
         self._find_wrappers()
 
     def resolve(self, expr: cst.BaseExpression, scope: Scope) -> Registrar | None:
@@ -92,14 +94,22 @@ class Registrars:
         """An alias or wrapper defined in another module of the project (``from .utils import x``)."""
         if self.project is None or not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
-        for name in sorted(self.inference.qualified_names(expr, scope)):
+        names = self.inference.qualified_names(expr, scope)
+        if names not in self._imported_cache:
+            self._imported_cache[names] = self._imported_uncached(self.project, expr, names)
+        return self._imported_cache[names]
+
+    def _imported_uncached(
+        self, project: Project, expr: cst.BaseExpression, names: frozenset[str]
+    ) -> Registrar | None:
+        for name in sorted(names):
             if name.startswith("builtins."):
                 continue
-            found = self.project.lookup(self.path, name)
+            found = project.lookup(self.path, name)
             if found is None:
                 continue
             facts, attribute = found
-            registrar = self.project.follow(facts, attribute, _registrar_named)
+            registrar = project.follow(facts, attribute, _registrar_named)
             if registrar is not None:
                 origin = Path(facts.path).name
                 return Registrar(f"{_source(expr)} (the registrar {attribute} of {origin})", registrar.index)
@@ -140,14 +150,15 @@ class Registrars:
                     continue
                 if function.node in self.wrappers or not call.args:
                     continue
-                if not (
+                # The cheap structural test first: only calls passing on a parameter matter.
+                index = self._forwarded_parameter(call, scope, function)
+                if index is None:
+                    continue
+                if (
                     self.is_api(call.func, scope)
                     or self.wrapper(call.func, scope) is not None
                     or self._imported(call.func, scope) is not None
                 ):
-                    continue
-                index = self._forwarded_parameter(call, scope, function)
-                if index is not None:
                     self.wrappers[function.node] = index
                     changed = True
 
