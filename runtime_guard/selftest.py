@@ -144,6 +144,69 @@ def _code_of(error: BaseException) -> str | None:
     return match[1] if match and match[1] in CODE_NAMES else None
 
 
+def _captured_scalars(function: Callable[..., Any]) -> list[tuple[str, Callable[[], Any], Callable[[Any], None]]]:
+    """(name, read, write) for the Python numbers ``function`` reads from globals or closure cells."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return []
+    found: list[tuple[str, Callable[[], Any], Callable[[Any], None]]] = []
+    namespace = getattr(function, "__globals__", {})
+    for name in code.co_names:
+        # UPPER_CASE names are constants by convention (PEP 8), as the static checker
+        # treats never-rebound module constants: changing them would only be noise.
+        if isinstance(namespace.get(name), (int, float)) and not name.isupper():
+            found.append(
+                (f"global '{name}'", lambda n=name: namespace[n], lambda v, n=name: namespace.__setitem__(n, v))
+            )
+    for name, cell in zip(code.co_freevars, getattr(function, "__closure__", None) or (), strict=False):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(value, (int, float)):
+            found.append(
+                (
+                    f"closure variable '{name}'",
+                    lambda c=cell: c.cell_contents,
+                    lambda v, c=cell: setattr(c, "cell_contents", v),
+                )
+            )
+    return found
+
+
+def _probe_captured_scalars(
+    function: Callable[..., Any], compiled: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[Failure]:
+    """Change each captured Python number, call again, and compare compiled with uncompiled.
+
+    Dynamo does not guard on what a registered function reads (shared evidence 1b), so a
+    compiled call that ignores the change has frozen the value at compile time: AIG302.
+    """
+    failures: list[Failure] = []
+    for label, read, write in _captured_scalars(function):
+        original = read()
+        changed = (not original) if isinstance(original, bool) else original * 2 + 1
+        write(changed)
+        try:
+            expected = _run(function, _clone(args), _clone(kwargs))
+            actual = _run(compiled, _clone(args), _clone(kwargs))
+        except Exception:  # noqa: BLE001 - the probe value itself may be invalid for the body
+            continue
+        finally:
+            write(original)
+        stale: list[Failure] = []
+        _compare(f"results after changing {label}", actual[0], expected[0], stale)
+        if stale:
+            failures.append(
+                Failure(
+                    "AIG302",
+                    f"the compiled call kept the value of {label} read at compile time ({stale[0].message}); "
+                    f"pass it as an argument",
+                )
+            )
+    return failures
+
+
 def check_allow_in_graph(
     fn: Callable[..., Any],
     *args: Any,
@@ -155,6 +218,10 @@ def check_allow_in_graph(
     inductor also with ``dynamic=True``) and check the registration holds.
 
     ``fn`` is registered for the test (strict ``warn``) unless the guard already has it.
+    After each compiled run, every Python number ``fn`` reads from a global (other than
+    an UPPER_CASE constant) or a closure cell is changed for one more call: a compiled
+    call that ignores the change has frozen it at compile time (AIG302).
+
     Returns a :class:`SelfTestReport`; raises :class:`SelfTestError` (a
     :class:`ContractViolation`) listing every failure when anything fails.
     """
@@ -205,6 +272,7 @@ def check_allow_in_graph(
             _compare("results", actual[0], expected[0], failures)
             _compare("gradients", actual[1], expected[1], failures)
             _compare("results on a second call with other input values", actual_again[0], expected_again[0], failures)
+            failures.extend(_probe_captured_scalars(function, compiled, args, kwargs))
         except Exception as error:  # noqa: BLE001 - every failure is reported
             message = str(error).strip().splitlines()
             failures.append(Failure(_code_of(error), f"{type(error).__name__}: {message[0] if message else ''}"))

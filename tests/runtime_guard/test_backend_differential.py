@@ -258,3 +258,25 @@ def test_check_allow_in_graph_fails_broken(name) -> None:
     with pytest.raises(rg.ContractViolation) as info:
         rg.check_allow_in_graph(fn, torch.ones(4), runs=(("aot_eager", False),))
     assert SELFTEST_CODES[name] in info.value.codes
+
+
+scale_factor = 2.0
+
+
+def test_check_allow_in_graph_finds_a_frozen_captured_float() -> None:
+    def scaled(x):
+        return x * scale_factor
+
+    with pytest.raises(rg.ContractViolation) as info:
+        rg.check_allow_in_graph(scaled, torch.ones(4), runs=(("aot_eager", False),))
+    assert "AIG302" in info.value.codes
+    assert "global 'scale_factor'" in str(info.value)
+    assert scale_factor == 2.0  # the probe restored it
+
+
+def test_check_allow_in_graph_leaves_upper_case_constants_alone() -> None:
+    def scaled(x):
+        return x * K
+
+    report = rg.check_allow_in_graph(scaled, torch.ones(4), runs=(("aot_eager", False),))
+    assert report.ok
