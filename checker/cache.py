@@ -104,6 +104,7 @@ def _encode(report: FileReport) -> dict[str, object]:
         "suppressed": report.suppressed,
         "findings": [finding.as_dict() for finding in report.findings],
         "dependencies": [list(dependency) for dependency in report.dependencies],
+        "exports": list(report.exports),
     }
 
 
@@ -122,4 +123,5 @@ def _decode(stored: dict[str, object]) -> FileReport:
         parsed=bool(stored["parsed"]),
         suppressed=int(stored["suppressed"]),
         dependencies=dependencies,
+        exports=tuple(str(name) for name in stored.get("exports", ())),  # type: ignore[attr-defined]
     )

@@ -23,8 +23,9 @@ from checker.rules import Rule
 from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Fix
 from checker.source import (
+    API_ONLY,
     MAX_FILE_BYTES,
-    PREFILTER,
+    Prefilter,
     Unanalysable,
     decode_source,
     python_gate,
@@ -53,6 +54,9 @@ class FileReport:
     fixed_source: str | None = None
     encoding: str = "utf-8"
     fixed: int = 0
+    #: Module-level names this file binds to a registrar (``register = allow_in_graph``),
+    #: which make other files that mention them candidates too.
+    exports: tuple[str, ...] = ()
     #: Other files of the project the result depends on (path, sha256): the modules
     #: that imported registrars were resolved into.
     dependencies: tuple[tuple[str, str], ...] = ()
@@ -79,7 +83,13 @@ def check_path(
 
 
 def check_source(
-    data: bytes, path: str, rules: Sequence[Rule], *, fix: bool = False, unused_noqa: bool = False
+    data: bytes,
+    path: str,
+    rules: Sequence[Rule],
+    *,
+    fix: bool = False,
+    unused_noqa: bool = False,
+    prefilter: Prefilter = API_ONLY,
 ) -> FileReport:
     """Check the bytes of one Python file, shown as ``path`` in findings.
 
@@ -87,7 +97,7 @@ def check_source(
     the fixed source comes back in ``fixed_source``. Nothing is written here. With
     ``unused_noqa``, the suppression comments that suppressed nothing come back too.
     """
-    if PREFILTER not in data:
+    if not prefilter.matches(data):
         return FileReport(path)
     if len(data) > MAX_FILE_BYTES:
         return unanalysable(path, rules, too_large(len(data)))
@@ -123,8 +133,9 @@ def _check_text(
     facts = ModuleFacts(module, path, project=PROJECT)
     PROJECT.remember(Path(path), facts)  # a sibling importing from this file reuses the parse
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
+    exports = facts.registrars.exported()
     if not raw and not unused_noqa:
-        return FileReport(path, parsed=True, dependencies=_dependencies())
+        return FileReport(path, parsed=True, dependencies=_dependencies(), exports=exports)
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)])
     noqa = NoqaIndex.from_text(text)
     findings: set[Finding] = set()
@@ -163,6 +174,7 @@ def _check_text(
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
         dependencies=_dependencies(),
+        exports=exports,
     )
 
 

@@ -14,7 +14,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TextIO
@@ -33,6 +33,7 @@ from checker.reporters.text import split_lines
 from checker.rules import Rule
 from checker.schedule import Job, Options, check_files, default_workers
 from checker.selection import Layer, Selection, resolve_selection
+from checker.source import Prefilter
 
 PROG = "aigcheck"
 EXIT_CLEAN = 0
@@ -122,7 +123,10 @@ def check(args: argparse.Namespace) -> int:
     ]
     options = Options(args.jobs or default_workers(), fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
     progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
-    for item, report in zip(files, check_files(jobs, options, _cache(args, config), progress), strict=True):
+    cache = _cache(args, config)
+    reports = list(check_files(jobs, options, cache, progress))
+    _second_pass(jobs, reports, options, cache)
+    for item, report in zip(files, reports, strict=True):
         run.origins[item.display] = str(item.path)
         _absorb(item, None, report, args, run)
     if progress is not None:
@@ -147,6 +151,17 @@ def check(args: argparse.Namespace) -> int:
     if args.exit_zero or not (failing or run.unused_noqa):
         return EXIT_CLEAN
     return EXIT_FINDINGS
+
+
+def _second_pass(jobs: list[Job], reports: list[FileReport], options: Options, cache: Cache | None) -> None:
+    """Check again, in place, the skipped files that mention an alias the first pass found."""
+    aliases = sorted({name for report in reports for name in report.exports if "allow_in_graph" not in name})
+    if not aliases:
+        return
+    again = [index for index, report in enumerate(reports) if not report.parsed and not report.findings]
+    wider = replace(options, prefilter=Prefilter(tuple(aliases)))
+    for index, report in zip(again, check_files([jobs[i] for i in again], wider, cache), strict=True):
+        reports[index] = report
 
 
 def _check_stdin(source: Source, args: argparse.Namespace, run_settings: Settings, run: _Run) -> None:

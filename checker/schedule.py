@@ -19,7 +19,7 @@ from pathlib import Path
 from checker.cache import Cache
 from checker.engine import FileReport, check_source, unanalysable
 from checker.rules import RULES_BY_CODE, Rule
-from checker.source import Unanalysable, read_candidate
+from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 
 #: Files parsed per round trip to the workers; bounds the bytes held at once.
 BATCH = 128
@@ -41,6 +41,7 @@ class Options:
     workers: int = 1
     fix: bool = False
     unused_noqa: bool = False
+    prefilter: Prefilter = API_ONLY
 
     @property
     def cacheable(self) -> bool:
@@ -92,7 +93,7 @@ def check_files(
 
 def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> FileReport | tuple[bytes, str]:
     """A report when the file needs no parsing (or the cache has it), else its bytes and cache key."""
-    candidate = read_candidate(Path(job.path))
+    candidate = read_candidate(Path(job.path), options.prefilter)
     if candidate is None:
         return FileReport(job.display)
     if isinstance(candidate, Unanalysable):
@@ -106,7 +107,9 @@ def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> 
 
 def _work(item: tuple[bytes, str, tuple[str, ...], Options]) -> FileReport:
     data, display, codes, options = item
-    return check_source(data, display, rules_for(codes), fix=options.fix, unused_noqa=options.unused_noqa)
+    return check_source(
+        data, display, rules_for(codes), fix=options.fix, unused_noqa=options.unused_noqa, prefilter=options.prefilter
+    )
 
 
 def rules_for(codes: Sequence[str]) -> list[Rule]:

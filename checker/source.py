@@ -15,6 +15,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 #: A file that does not contain this text cannot register anything.
@@ -44,14 +45,43 @@ class Unanalysable:
     column: int = 1
 
 
-def read_candidate(path: Path) -> bytes | Unanalysable | None:
+@dataclass(frozen=True)
+class Prefilter:
+    """Which files can register something: those that mention the API, or one of the
+    project's aliases of it whose names do not (``register = torch.compiler.allow_in_graph``
+    in a utils module makes every file mentioning ``register`` a candidate)."""
+
+    aliases: tuple[str, ...] = ()
+
+    @cached_property
+    def _aliases(self) -> re.Pattern[bytes] | None:
+        if not self.aliases:
+            return None
+        names = b"|".join(re.escape(name.encode()) for name in sorted(self.aliases))
+        return re.compile(rb"\b(?:" + names + rb")\b")
+
+    @property
+    def longest(self) -> int:
+        return max([len(PREFILTER), *(len(name.encode()) for name in self.aliases)])
+
+    def matches(self, data: bytes) -> bool:
+        if PREFILTER in data:
+            return True
+        pattern = self._aliases
+        return pattern is not None and pattern.search(data) is not None
+
+
+API_ONLY = Prefilter()
+
+
+def read_candidate(path: Path, prefilter: Prefilter = API_ONLY) -> bytes | Unanalysable | None:
     """The bytes of a file that may register something, None if it cannot, or why it is unreadable."""
     try:
         size = path.stat().st_size
         if size <= MAX_FILE_BYTES:
             data = path.read_bytes()
-            return data if PREFILTER in data else None
-        if not _mentions_prefilter(path):
+            return data if prefilter.matches(data) else None
+        if not _mentions(path, prefilter):
             return None
     except OSError as error:
         return Unanalysable(f"cannot read the file: {error.strerror or type(error).__name__}")
@@ -65,13 +95,13 @@ def too_large(size: int) -> Unanalysable:
     )
 
 
-def _mentions_prefilter(path: Path) -> bool:
+def _mentions(path: Path, prefilter: Prefilter) -> bool:
     """Scan a large file in chunks, never holding it whole."""
-    overlap = len(PREFILTER) - 1
+    overlap = prefilter.longest
     tail = b""
     with path.open("rb") as stream:
         while chunk := stream.read(_CHUNK):
-            if PREFILTER in tail + chunk:
+            if prefilter.matches(tail + chunk):
                 return True
             tail = chunk[-overlap:]
     return False

@@ -85,6 +85,18 @@ class Registrars:
             return Registrar(f"{_source(expr)} (forwards to allow_in_graph)", wrapper[1])
         return self._imported(expr, scope)
 
+    def exported(self) -> tuple[str, ...]:
+        """Module-level names defined here as registrars (aliases, wrappers), for other modules."""
+        module = self.tree.module
+        return tuple(
+            sorted(
+                name
+                for name, bindings in module.bindings.items()
+                if any(b.kind is not BindingKind.IMPORT for b in bindings)
+                and (self.is_api(cst.Name(name), module) or self.wrapper(cst.Name(name), module) is not None)
+            )
+        )
+
     def spelling(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
         """How the registrar is spelled in messages, or None when ``expr`` is not one."""
         found = self.resolve(expr, scope)

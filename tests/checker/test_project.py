@@ -69,8 +69,6 @@ def test_alias_imported_from_another_module(tmp_path: Path, user: str, import_li
 
 
 def test_src_layout_and_wrapper_functions(tmp_path: Path) -> None:
-    # The wrapper's name mentions the API: the text pre-filter does not know project
-    # aliases yet, so a module whose only registrar is named otherwise is not read.
     write(
         tmp_path,
         {
@@ -146,3 +144,36 @@ def test_the_cache_notices_a_changed_alias_module(
     (tmp_path / "pkg/utils.py").write_text("def maybe_allow_in_graph(fn):\n    return fn  # no allow_in_graph here\n")
     assert cli.main(["-q", "--cache-dir", "cache", "pkg"]) == 0
     assert "AIG301" not in capsys.readouterr().out
+
+
+def test_files_that_only_mention_a_project_alias_are_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    write(
+        tmp_path,
+        {
+            "lib/__init__.py": "",
+            "lib/registry.py": """
+                import torch
+
+                register = torch.compiler.allow_in_graph
+            """,
+            "lib/kernels.py": """
+                import torch
+                from lib.registry import register
+
+                W = torch.ones(4)
+
+                @register
+                def scaled(x):
+                    return x * W
+            """,
+            "lib/unrelated.py": "def register_hooks():\n    pass\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["-q", "--no-cache", "lib"]) == 1
+    out = capsys.readouterr().out
+    assert "lib/kernels.py:9:16: AIG301" in out
+    # The pre-filter alone would not have read kernels.py: it never mentions the API.
+    assert "allow_in_graph" not in (tmp_path / "lib/kernels.py").read_text()
