@@ -75,6 +75,9 @@ class BodyEvents:
         """``global``/``nonlocal`` assignments, and mutation of captured containers."""
         for scope in body.scope.walk():
             for binding in scope.redirected:
+                owner = self.tree.owner(scope, binding.name)
+                if owner is not None and body.scope.encloses(owner):
+                    continue  # a nested def's nonlocal of the body's own local: no state outside the call
                 keyword = "global" if binding.name in scope.declared_global else "nonlocal"
                 yield Event(EventKind.SIDE_EFFECT, binding.node, f"assigns {keyword} '{binding.name}'")
             for read in scope.reads:

@@ -88,6 +88,20 @@ class TraceTimeSideEffect(Rule):
         import torch
 
         @torch.compiler.allow_in_graph
+        def local_closure(x):
+            total = x
+
+            def add(y):
+                nonlocal total  # the body's own local: nothing outside the call changes
+                total = total + y
+
+            add(x)
+            return total
+        """,
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
         def local_state(x):
             parts = []
             parts.append(x * 2)
