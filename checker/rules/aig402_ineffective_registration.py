@@ -89,7 +89,8 @@ class IneffectiveRegistration(Rule):
     is silently lost. A registered property getter is worse: Dynamo abandons the whole
     calling frame (evidence: `shared/evidence/dynamo/FINDINGS.md` section 5,
     `exp_what_is_accepted.py`; `evidence/dynamo/FINDINGS.md` section D1,
-    `exp_decorator_stacks.py`).
+    `exp_decorator_stacks.py`; an `nn.Module` subclass: section D10,
+    `exp_module_class_registration.py`).
 
     ## Example
     ```python
