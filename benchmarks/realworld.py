@@ -99,10 +99,9 @@ VERIFIED = (
 #: What the checker does not see in these packages, by reading their registrations.
 KNOWN_MISSES = {
     "diffusers": [
-        "Three @maybe_allow_in_graph classes whose nn.Module base is imported from another module are not "
-        "recognised as modules, so their AIG402 is missed: transformer_ltx.py:384 LTXVideoTransformer3DModel and "
-        "transformer_mochi.py:308 MochiTransformer3DModel (ModelMixin), transformer_hidream_image.py:136 "
-        "HiDreamAttention (Attention). Base classes are not followed across modules yet (issue 4).",
+        "transformer_hidream_image.py:136 HiDreamAttention(Attention): the base is imported from ..attention, "
+        "which itself re-exports it from attention_processor; imported names are followed one module deep, so "
+        "its AIG402 is missed. (Bases imported directly, such as ModelMixin, are followed.)",
         "hooks/context_parallel.py:339 _all_gather_anything is registered and clean under the default rules (its "
         "DeviceMesh argument works in practice; doc-strict would report AIG105).",
     ],

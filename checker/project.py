@@ -42,13 +42,17 @@ class Project:
         """Begin a new file's check: forget what the previous one consulted."""
         self.consulted = {}
 
-    def lookup(self, importer: str, qualified: str) -> tuple[ModuleFacts, str] | None:
-        """The module (and the name in it) that an imported ``qualified`` name refers to."""
+    def lookup(self, importer: str, qualified: str, require_api: bool = True) -> tuple[ModuleFacts, str] | None:
+        """The module (and the name in it) that an imported ``qualified`` name refers to.
+
+        ``require_api``: only modules that mention the API (where registrars can be);
+        values and base classes can come from any module of the package.
+        """
         key = (str(Path(importer).parent), qualified)
         if key not in self._candidates:
             self._candidates[key] = _candidates(Path(importer), qualified)
         for module_path, attribute in self._candidates[key]:
-            facts = self.facts(module_path)
+            facts = self.facts(module_path, require_api)
             if facts is not None:
                 return facts, attribute
         return None
@@ -77,7 +81,14 @@ class Project:
             self._facts.clear()
         self._facts[key] = ((status.st_mtime_ns, status.st_size), facts)
 
-    def facts(self, path: Path) -> ModuleFacts | None:
+    def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
+        """The parsed module a definition node belongs to."""
+        for _, facts in self._facts.values():
+            if facts is not None and node in facts.tree.scope_of:
+                return facts
+        return None
+
+    def facts(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
         key = path.resolve()
         if key in self._building:
             return None
@@ -87,12 +98,14 @@ class Project:
             return None
         stamp = (status.st_mtime_ns, status.st_size)
         cached = self._facts.get(key)
+        if cached is not None and cached[1] is None and not require_api and cached[0] == stamp:
+            cached = None  # skipped before for not mentioning the API; now any module will do
         if cached is None or cached[0] != stamp:  # a long-lived process must see edits
             if len(self._facts) >= _MAX_MODULES:
                 self._facts.clear()
             self._building.add(key)
             try:
-                self._facts[key] = (stamp, self._parse(key))
+                self._facts[key] = (stamp, self._parse(key, require_api))
             finally:
                 self._building.discard(key)
         found = self._facts[key][1]
@@ -100,12 +113,12 @@ class Project:
             self.consulted[str(key)] = found.digest
         return found
 
-    def _parse(self, path: Path) -> ModuleFacts | None:
+    def _parse(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
         from checker.facts.module import ModuleFacts
 
         try:
             data = path.read_bytes()
-            if PREFILTER not in data:
+            if require_api and PREFILTER not in data:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None
             module = cst.parse_module(decode_source(data))

@@ -106,7 +106,9 @@ class CaptureFinder:
                 definition = callee.definition
                 if callee.kind is not Kind.FUNCTION or not isinstance(definition, cst.FunctionDef):
                     continue
-                helper_scope = self.tree.scope_of[definition]
+                helper_scope = self.tree.scope_of.get(definition)
+                if helper_scope is None:
+                    continue  # a method of a class from another module
                 if body.scope.encloses(helper_scope):
                     continue
                 in_class = helper_scope.parent is not None and helper_scope.parent.kind is ScopeKind.CLASS
@@ -160,6 +162,8 @@ class CaptureFinder:
 
     def _named(self, body: Body, read: Read, owner: Scope, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
         inferred = self.inference.infer_name(read.name, owner)
+        if inferred.kind is Kind.UNKNOWN:
+            inferred = self.inference.imported_kind(read.name, owner)
         origin = _origin(owner)
         bindings = owner.bindings.get(read.name, [])
         # Cite the binding that gave the kind (`_cache = torch.ones(...)`, not `_cache = None`),

@@ -40,6 +40,8 @@ class ClassModel:
         found = []
         for base in self.node.bases:
             inferred = self._inference.infer(base.value, self.outer)
+            if inferred.kind is Kind.UNKNOWN and isinstance(base.value, cst.Name):
+                inferred = self._inference.imported_kind(base.value.value, self.outer)
             if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
                 if inferred.definition is not self.node:
                     found.append(self._inference.class_model(inferred.definition))

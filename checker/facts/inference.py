@@ -9,6 +9,7 @@ gives up (UNKNOWN) on cycles, depth, and anything it does not recognise.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -16,6 +17,10 @@ from checker import torch_api as api
 from checker.facts.classes import ClassModel
 from checker.facts.kinds import UNKNOWN, Inferred, Kind, join
 from checker.facts.scopes import Binding, BindingKind, Scope, ScopeKind, ScopeTree, all_params
+
+if TYPE_CHECKING:
+    from checker.facts.module import ModuleFacts
+    from checker.project import Project
 
 _MAX_DEPTH = 12
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -27,8 +32,10 @@ _MODULE_RETURNING_METHODS = frozenset(
 class Inference:
     """Answers "what is this expression?" for one module."""
 
-    def __init__(self, tree: ScopeTree) -> None:
+    def __init__(self, tree: ScopeTree, path: str = "", project: Project | None = None) -> None:
         self.tree = tree
+        self.path = path
+        self.project = project
         self._names: dict[tuple[cst.CSTNode, Scope], frozenset[str]] = {}
         self._kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
@@ -172,6 +179,28 @@ class Inference:
             return Inferred(Kind.PYMODULE, name)
         return UNKNOWN
 
+    def imported_kind(self, name: str, scope: Scope) -> Inferred:
+        """The kind of a name this module imports from another module of the project (a
+        constant, a tensor, a class and its bases). Asked only where it matters (captured
+        names, base classes), since each answer may parse a module. Functions come back
+        without their definition: bodies in other modules are not judged here."""
+        bindings = self.tree.bindings(scope, name)
+        if self.project is None or len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT:
+            return UNKNOWN
+        qualified = bindings[0].imported or ""
+        if "." not in qualified.lstrip("."):
+            return UNKNOWN  # ``import pkg``: a module object, nothing to look up
+        found = self.project.lookup(self.path, qualified, require_api=False)
+        if found is None:
+            return UNKNOWN
+        facts, attribute = found
+        inferred = self.project.follow(facts, attribute, _kind_at_top_level)
+        if inferred is None:
+            return UNKNOWN
+        if inferred.kind is Kind.FUNCTION:
+            return Inferred(Kind.FUNCTION, inferred.why)
+        return inferred
+
     def _parameter(self, binding: Binding) -> Inferred:
         if binding.annotation is not None:
             declared = self._annotation(binding.annotation, binding.written_in)
@@ -290,7 +319,13 @@ class Inference:
     def class_model(self, node: cst.ClassDef) -> ClassModel:
         model = self._classes.get(node)
         if model is None:
-            model = ClassModel(node, self.tree.scope_of[node], self)
+            scope = self.tree.scope_of.get(node)
+            if scope is None:
+                owner = self.project.owner_of(node) if self.project is not None else None
+                if owner is None:
+                    raise LookupError(f"class {node.name.value} belongs to no parsed module")
+                return owner.inference.class_model(node)
+            model = ClassModel(node, scope, self)
             self._classes[node] = model
         return model
 
@@ -303,6 +338,10 @@ class Inference:
                 expr = expr.func
             names |= self.qualified_names(expr, scope)
         return names
+
+
+def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
+    return facts.inference.infer_name(attribute, facts.tree.module)
 
 
 def _builtin(name: str) -> Inferred:

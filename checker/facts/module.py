@@ -36,7 +36,7 @@ class ModuleFacts:
         #: sha256 of the file's bytes, set when the project parsed it.
         self.digest = ""
         self.tree = ScopeTree.build(module)
-        self.inference = Inference(self.tree)
+        self.inference = Inference(self.tree, path, project)
 
     @cached_property
     def registrars(self) -> Registrars:

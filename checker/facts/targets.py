@@ -96,7 +96,7 @@ class TargetResolver:
         if isinstance(definition, cst.ClassDef):
             return self._class(registration, definition, definition.name)
         assert isinstance(definition, cst.FunctionDef)
-        body = self.tree.scope_of[definition]
+        body = self.tree.scope_of[definition]  # a decorated def is always in this module
         name = definition.name.value
         in_class = body.parent is not None and body.parent.kind is ScopeKind.CLASS
         if not in_class:
@@ -320,6 +320,7 @@ class TargetResolver:
                 for name in ("forward", "backward", "setup_context")
                 if (found := model.method(name)) is not None
                 for method in (found[0],)
+                if method in self.tree.scope_of
             )
             return Target(registration, TargetKind.AUTOGRAD_FUNCTION, point, model.name, "", definition, bodies)
         if model.is_module:
@@ -335,7 +336,10 @@ class TargetResolver:
         node: cst.CSTNode | None = None,
         bound_self: bool = False,
     ) -> Target:
-        body = Body(definition, self.tree.scope_of[definition], bound_self)
+        scope = self.tree.scope_of.get(definition)
+        if scope is None:  # defined in another module: not judged from here
+            return Target(registration, TargetKind.UNRESOLVED, node or registration.site, display)
+        body = Body(definition, scope, bound_self)
         point = node if node is not None and registration.form is Form.CALL else registration.site
         return Target(registration, kind, point, display, "", definition, (body,))
 

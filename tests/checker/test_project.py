@@ -177,3 +177,31 @@ def test_files_that_only_mention_a_project_alias_are_checked(
     assert "lib/kernels.py:9:16: AIG301" in out
     # The pre-filter alone would not have read kernels.py: it never mentions the API.
     assert "allow_in_graph" not in (tmp_path / "lib/kernels.py").read_text()
+
+
+def test_values_and_base_classes_imported_from_other_modules(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/consts.py": "EPS = 1e-5\nSCALES = {'k': 2.0}\n",
+            "pkg/weights.py": "import torch\n\nW = torch.ones(4)\n",
+            "pkg/base.py": "from torch import nn\n\nclass ModelMixin(nn.Module):\n    pass\n",
+            "pkg/blocks.py": """
+                import torch
+                from .base import ModelMixin
+                from .consts import EPS, SCALES
+                from .weights import W
+
+                @torch.compiler.allow_in_graph
+                def normed(x):
+                    return x / (x.norm() + EPS) * W * SCALES["k"]
+
+                @torch.compiler.allow_in_graph
+                class Block(ModelMixin):
+                    def forward(self, x):
+                        return x
+            """,
+        },
+    )
+    assert codes(tmp_path / "pkg/blocks.py") == [(9, "AIG301"), (9, "AIG302"), (11, "AIG402")]
