@@ -21,6 +21,7 @@ import libcst as cst
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree
+from checker.facts.syntax import operands
 from checker.facts.targets import Body
 from checker.torch_api import TENSOR_METHODS_RETURNING_TENSOR
 
@@ -90,7 +91,7 @@ class BodyEvents:
     def is_tensor(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
         """Inferred tensor, or tensor-only use of a parameter (never a capture)."""
         if isinstance(expr, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation)):
-            return any(self.is_tensor(child, scope, body) for child in _operands(expr))
+            return any(self.is_tensor(child, scope, body) for child in operands(expr))
         if isinstance(expr, cst.Subscript):
             return self.is_tensor(expr.value, scope, body)
         if self.is_captured(expr, scope, body):
@@ -215,13 +216,3 @@ def _is_first(binding: object, body: Body) -> bool:
     params = body.node.params
     first = (list(params.posonly_params) + list(params.params))[:1]
     return bool(first) and first[0].name is getattr(binding, "node", None)
-
-
-def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(expr, cst.UnaryOperation):
-        return [expr.expression]
-    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
-        return [expr.left, expr.right]
-    if isinstance(expr, cst.Comparison):
-        return [expr.left, *(target.comparator for target in expr.comparisons)]
-    return []

@@ -17,6 +17,7 @@ from checker import torch_api as api
 from checker.facts.classes import ClassModel
 from checker.facts.kinds import UNKNOWN, Inferred, Kind, join
 from checker.facts.scopes import Binding, BindingKind, Scope, ScopeKind, ScopeTree, all_params
+from checker.facts.syntax import operands
 
 if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts
@@ -304,8 +305,7 @@ class Inference:
         return Inferred(Kind.MUTABLE, "a list, dict or set")
 
     def _operation(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
-        operands = [self.infer(child, scope) for child in _operands(expr)]
-        kinds = {operand.kind for operand in operands}
+        kinds = {self.infer(child, scope).kind for child in operands(expr)}
         if Kind.TENSOR in kinds:
             return Inferred(Kind.TENSOR, "tensor arithmetic")
         if Kind.NDARRAY in kinds:
@@ -393,16 +393,6 @@ def _method_result(receiver: Inferred, method: str) -> Inferred | None:
     if receiver.kind is Kind.MODULE and method in _MODULE_RETURNING_METHODS:
         return receiver
     return None
-
-
-def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(expr, cst.UnaryOperation):
-        return [expr.expression]
-    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
-        return [expr.left, expr.right]
-    if isinstance(expr, cst.Comparison):
-        return [expr.left, *(target.comparator for target in expr.comparisons)]
-    return []
 
 
 def _is_getattr_of_literal(call: cst.Call) -> bool:

@@ -23,6 +23,7 @@ from checker import torch_api as api
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
+from checker.facts.syntax import describe
 
 if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts
@@ -79,10 +80,10 @@ class Registrars:
     def resolve(self, expr: cst.BaseExpression, scope: Scope) -> Registrar | None:
         """The registrar ``expr`` is, or None."""
         if self.is_api(expr, scope):
-            return Registrar(_source(expr))
+            return Registrar(describe(expr))
         wrapper = self.wrapper(expr, scope)
         if wrapper is not None:
-            return Registrar(f"{_source(expr)} (forwards to allow_in_graph)", wrapper[1])
+            return Registrar(f"{describe(expr)} (forwards to allow_in_graph)", wrapper[1])
         return self._imported(expr, scope)
 
     def exported(self) -> tuple[str, ...]:
@@ -111,9 +112,7 @@ class Registrars:
             self._imported_cache[names] = self._imported_uncached(self.project, expr, names)
         return self._imported_cache[names]
 
-    def _imported_uncached(
-        self, project: Project, expr: cst.BaseExpression, names: frozenset[str]
-    ) -> Registrar | None:
+    def _imported_uncached(self, project: Project, expr: cst.BaseExpression, names: frozenset[str]) -> Registrar | None:
         for name in sorted(names):
             if name.startswith("builtins."):
                 continue
@@ -124,7 +123,7 @@ class Registrars:
             registrar = project.follow(facts, attribute, _registrar_named)
             if registrar is not None:
                 origin = Path(facts.path).name
-                return Registrar(f"{_source(expr)} (the registrar {attribute} of {origin})", registrar.index)
+                return Registrar(f"{describe(expr)} (the registrar {attribute} of {origin})", registrar.index)
         return None
 
     def is_api(self, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -211,7 +210,9 @@ def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registra
         for index, decorator in enumerate(definition.decorators):
             registrar = registrars.resolve(decorator.decorator, scope)
             if registrar is not None:
-                found.append(Registration(decorator, registrar.spelling, Form.DECORATOR, definition, scope, True, index))
+                found.append(
+                    Registration(decorator, registrar.spelling, Form.DECORATOR, definition, scope, True, index)
+                )
     for call, scope in tree.calls:
         registrar = registrars.resolve(call.func, scope)
         if registrar is None:
@@ -223,13 +224,3 @@ def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registra
         kept = call not in tree.discarded_calls
         found.append(Registration(call, spelling, Form.CALL, argument, scope, kept))
     return found
-
-
-def _source(expr: cst.BaseExpression) -> str:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return f"{_source(expr.value)}.{expr.attr.value}"
-    if isinstance(expr, cst.Call):
-        return f"{_source(expr.func)}(...)"
-    return "allow_in_graph"

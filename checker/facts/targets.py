@@ -20,6 +20,7 @@ from checker.facts.inference import Inference
 from checker.facts.kinds import Inferred, Kind
 from checker.facts.registrations import Form, Registration
 from checker.facts.scopes import BindingKind, Scope, ScopeKind, ScopeTree
+from checker.facts.syntax import describe
 
 
 class TargetKind(enum.Enum):
@@ -163,7 +164,7 @@ class TargetResolver:
             # allow_in_graph(nonstrict_trace(f)): judge f; AIG406 reports the pair.
             yield from self._expression(registration, expr.args[0].value, scope)
             return
-        yield self._value(registration, expr, self.inference.infer(expr, scope), _describe(expr))
+        yield self._value(registration, expr, self.inference.infer(expr, scope), describe(expr))
 
     def _is_marker(self, expr: cst.BaseExpression, scope: Scope) -> bool:
         return bool(self.inference.qualified_names(expr, scope) & api.CONFLICTING_MARKERS.keys())
@@ -193,7 +194,7 @@ class TargetResolver:
     def _attribute(self, registration: Registration, expr: cst.Attribute, scope: Scope) -> Target:
         owner = self.inference.infer(expr.value, scope)
         attr = expr.attr.value
-        display = _describe(expr)
+        display = describe(expr)
         if isinstance(owner.definition, cst.ClassDef) and owner.kind in (Kind.OBJECT, Kind.MODULE, Kind.CLASS):
             model = self.inference.class_model(owner.definition)
             found = model.method(attr)
@@ -351,15 +352,3 @@ def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
     if expr is node:
         return True
     return any(_contains(child, node) for child in expr.children)
-
-
-def _describe(expr: cst.CSTNode) -> str:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return f"{_describe(expr.value)}.{expr.attr.value}"
-    if isinstance(expr, cst.Call):
-        return f"{_describe(expr.func)}(...)"
-    if isinstance(expr, cst.Lambda):
-        return "<lambda>"
-    return cst.Module([]).code_for_node(expr)[:40]
