@@ -9,6 +9,7 @@ exit 2 without losing the other files' findings.
 
 from __future__ import annotations
 
+import hashlib
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -106,7 +107,7 @@ def check_source(
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
-        report = _check_text(text, path, rules, fix, unused_noqa)
+        report = _check_text(text, path, rules, fix, unused_noqa, hashlib.sha256(data).hexdigest())
     except RecursionError:
         return unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
@@ -115,7 +116,7 @@ def check_source(
 
 
 def _check_text(
-    text: str, path: str, rules: Sequence[Rule], fix: bool = False, unused_noqa: bool = False
+    text: str, path: str, rules: Sequence[Rule], fix: bool = False, unused_noqa: bool = False, digest: str = ""
 ) -> FileReport:
     import libcst as cst  # imported lazily: most files never get here
 
@@ -131,7 +132,7 @@ def _check_text(
         return unanalysable(path, rules, syntax_error(gate, error))
     PROJECT.start()
     facts = ModuleFacts(module, path, project=PROJECT)
-    PROJECT.remember(Path(path), facts)  # a sibling importing from this file reuses the parse
+    PROJECT.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     exports = facts.registrars.exported()
     if not raw and not unused_noqa:

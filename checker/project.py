@@ -69,14 +69,15 @@ class Project:
         finally:
             self._following.discard(key)
 
-    def remember(self, path: Path, facts: ModuleFacts) -> None:
-        """Keep a module the engine parsed anyway, for the imports of the files after it."""
+    def remember(self, path: Path, facts: ModuleFacts, digest: str) -> None:
+        """Keep a module the engine parsed anyway (``digest``: sha256 of its bytes), for the
+        imports of the files after it."""
         try:
             key = path.resolve()
             status = key.stat()
-            facts.digest = hashlib.sha256(key.read_bytes()).hexdigest()
         except OSError:
             return  # stdin, or a file that went away
+        facts.digest = digest
         if len(self._facts) >= _MAX_MODULES:
             self._facts.clear()
         self._facts[key] = ((status.st_mtime_ns, status.st_size), facts)

@@ -98,11 +98,6 @@ class Registrars:
             )
         )
 
-    def spelling(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
-        """How the registrar is spelled in messages, or None when ``expr`` is not one."""
-        found = self.resolve(expr, scope)
-        return found.spelling if found is not None else None
-
     def _imported(self, expr: cst.BaseExpression, scope: Scope) -> Registrar | None:
         """An alias or wrapper defined in another module of the project (``from .utils import x``)."""
         if self.project is None or not isinstance(expr, (cst.Name, cst.Attribute)):
