@@ -1,21 +1,103 @@
 """Source spans for the few nodes that are reported.
 
-Positions cost a full pass over the tree, so they are computed only for files that
-have findings, and only looked up for the reported nodes.
+libcst's ``PositionProvider`` answers by code-generating the module while turning every
+token into a line and column; through ``MetadataWrapper`` it also walks the tree once
+more first. On a file with findings that cost twice the parse. Here the same
+code generation only notes, per node, how many tokens had been written when it started
+and ended; token counts become character offsets with one running sum, and offsets
+become lines and columns from the generated text. The spans are exactly
+``PositionProvider``'s (a test compares them on every node of real files).
+
+This leans on libcst's code-generation hooks (``CodegenState``, the class its own
+position providers extend); if they ever change shape, ``PositionProvider`` is used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import accumulate
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 Span = tuple[tuple[int, int], tuple[int, int]]
+
+#: What libcst counts as a line break when it numbers lines.
+_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
     """1-based (line, column) start and end of each node."""
+    wanted = list(nodes)
+    try:
+        return _locate_by_token_counts(module, wanted)
+    except Exception:  # noqa: BLE001 - libcst internals moved: fall back to the public provider
+        return _locate_with_provider(module, wanted)
+
+
+def _locate_by_token_counts(module: cst.Module, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
+    from libcst._nodes.internal import CodegenState
+
+    @dataclass
+    class CountingState(CodegenState):
+        """Code generation that records (first token, end token) per node."""
+
+        marks: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+        stack: list[int] = field(default_factory=list)
+
+        def pop_trailing_newline(self) -> None:
+            pass  # keep every recorded token index valid; the extra newline is never located
+
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            self.stack.append(len(self.tokens))
+
+        def after_codegen(self, node: cst.CSTNode) -> None:
+            start = self.stack.pop()
+            self.marks.setdefault(node, (start, len(self.tokens)))  # a syntactic span recorded inside wins
+
+        @contextmanager
+        def record_syntactic_position(
+            self,
+            node: cst.CSTNode,
+            *,
+            start_node: cst.CSTNode | None = None,
+            end_node: cst.CSTNode | None = None,
+        ) -> Iterator[None]:
+            start = len(self.tokens)
+            try:
+                yield
+            finally:
+                end = len(self.tokens)
+                if start_node is not None:
+                    start = self.marks[start_node][0]
+                if end_node is not None:
+                    end = self.marks[end_node][1]
+                self.marks[node] = (start, end)
+
+    state = CountingState(default_indent=module.default_indent, default_newline=module.default_newline)
+    module._codegen(state)
+    offsets = [0, *accumulate(len(token) for token in state.tokens)]
+    code = "".join(state.tokens)
+    line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
+
+    def position(token_index: int) -> tuple[int, int]:
+        offset = offsets[token_index]
+        line = bisect.bisect_right(line_starts, offset)
+        return line, offset - line_starts[line - 1] + 1
+
+    spans: dict[cst.CSTNode, Span] = {}
+    for node in nodes:
+        start, end = state.marks[node]
+        spans[node] = (position(start), position(end))
+    return spans
+
+
+def _locate_with_provider(module: cst.Module, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     spans: dict[cst.CSTNode, Span] = {}
     for node in nodes:
