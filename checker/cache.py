@@ -1,7 +1,8 @@
 """A content-hash cache of per-file results (``.aigcheck_cache/``).
 
-A file's report depends on its bytes, its shown path, the rules run on it and the
-checker itself, so the key hashes all four; it can also depend on the project's
+A file's report depends on its bytes, its shown path, the rules run on it, the
+registrar aliases the pre-filter looked for and the checker itself, so the key
+hashes all five; it can also depend on the project's
 other modules that registrars were imported from, so each entry lists those files
 with their hashes and is a miss as soon as one of them changed; the checker's part is a digest of the
 sizes and modification times of its own source files, so any change to the checker
@@ -41,9 +42,10 @@ class Cache:
         """The cache under ``root``, created on first write."""
         return cls(root / CACHE_DIR_NAME)
 
-    def key(self, data: bytes, path: str, codes: Sequence[str]) -> str:
+    def key(self, data: bytes, path: str, codes: Sequence[str], aliases: Sequence[str] = ()) -> str:
+        """``aliases``: the project's registrar aliases the pre-filter looked for."""
         digest = hashlib.sha256()
-        for part in (_FORMAT, checker_digest(), path, ",".join(sorted(codes))):
+        for part in (_FORMAT, checker_digest(), path, ",".join(sorted(codes)), ",".join(sorted(aliases))):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
         digest.update(data)
         return digest.hexdigest()

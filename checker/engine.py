@@ -18,6 +18,7 @@ from pathlib import Path
 from checker.findings import Finding, Severity
 from checker.fingerprints import fingerprinted
 from checker.fixes import apply_fixes
+from checker.mentions import may_register
 from checker.noqa import Hit, NoqaIndex, UnusedNoqa
 from checker.project import Project
 from checker.rules import Rule
@@ -107,7 +108,7 @@ def check_source(
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
-        report = _check_text(text, path, rules, fix, unused_noqa, hashlib.sha256(data).hexdigest())
+        report = _check_text(text, path, rules, fix, unused_noqa, hashlib.sha256(data).hexdigest(), prefilter)
     except RecursionError:
         return unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
@@ -116,7 +117,13 @@ def check_source(
 
 
 def _check_text(
-    text: str, path: str, rules: Sequence[Rule], fix: bool = False, unused_noqa: bool = False, digest: str = ""
+    text: str,
+    path: str,
+    rules: Sequence[Rule],
+    fix: bool = False,
+    unused_noqa: bool = False,
+    digest: str = "",
+    prefilter: Prefilter = API_ONLY,
 ) -> FileReport:
     import libcst as cst  # imported lazily: most files never get here
 
@@ -126,6 +133,8 @@ def _check_text(
     gate = python_gate(text)
     if gate.refused is not None:
         return unanalysable(path, rules, gate.refused)
+    if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
+        return FileReport(path)  # the API is only talked about (comments, docstrings, messages)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:

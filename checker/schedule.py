@@ -100,7 +100,7 @@ def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> 
         return unanalysable(job.display, rules_for(job.codes), candidate)
     if cache is None or not options.cacheable:
         return candidate, ""
-    key = cache.key(candidate, job.display, job.codes)
+    key = cache.key(candidate, job.display, job.codes, options.prefilter.aliases)
     cached = cache.get(key)
     return cached if cached is not None else (candidate, key)
 

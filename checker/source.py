@@ -122,10 +122,12 @@ def decode_source(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class Gate:
-    """CPython's verdict: ``refused`` stops the file; ``syntax`` is kept for messages."""
+    """CPython's verdict: ``refused`` stops the file; ``syntax`` is kept for messages;
+    ``tree`` is CPython's syntax tree when it parsed the file."""
 
     refused: Unanalysable | None = None
     syntax: SyntaxError | None = None
+    tree: ast.Module | None = None
 
 
 def python_gate(text: str) -> Gate:
@@ -135,7 +137,7 @@ def python_gate(text: str) -> Gate:
     interpreter, which libcst parses.
     """
     try:
-        ast.parse(text)
+        tree = ast.parse(text)
     except SyntaxError as error:
         if error.msg.startswith("too many nested"):
             return Gate(refused=Unanalysable(f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1))
@@ -144,7 +146,7 @@ def python_gate(text: str) -> Gate:
         return Gate(refused=Unanalysable("the file is nested too deeply to analyse (thousands of levels)"))
     except ValueError as error:  # e.g. NUL bytes
         return Gate(refused=Unanalysable(f"cannot parse the file: {error}"))
-    return Gate()
+    return Gate(tree=tree)
 
 
 def syntax_error(gate: Gate, libcst_error: Exception) -> Unanalysable:

@@ -78,10 +78,15 @@ class TestEncodings:
     @pytest.mark.parametrize(
         "data",
         [
-            pytest.param(b"# -*- coding: latin-1 -*-\n# allow_in_graph\nname = 'caf\xe9'\n", id="latin1-with-cookie"),
-            pytest.param(b"\xef\xbb\xbf# allow_in_graph\nname = 'caf\xc3\xa9'\n", id="utf8-bom"),
-            pytest.param(b"# allow_in_graph\r\nx = 1\r\n", id="crlf"),
-            pytest.param(b"# allow_in_graph\rx = 1\r", id="cr-only"),
+            pytest.param(
+                b"# -*- coding: latin-1 -*-\nfrom torch.compiler import allow_in_graph\nname = 'caf\xe9'\n",
+                id="latin1-with-cookie",
+            ),
+            pytest.param(
+                b"\xef\xbb\xbffrom torch.compiler import allow_in_graph\nname = 'caf\xc3\xa9'\n", id="utf8-bom"
+            ),
+            pytest.param(b"from torch.compiler import allow_in_graph\r\nx = 1\r\n", id="crlf"),
+            pytest.param(b"from torch.compiler import allow_in_graph\rx = 1\r", id="cr-only"),
         ],
     )
     def test_decodable_is_parsed(self, data: bytes) -> None:

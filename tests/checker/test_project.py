@@ -179,6 +179,34 @@ def test_files_that_only_mention_a_project_alias_are_checked(
     assert "allow_in_graph" not in (tmp_path / "lib/kernels.py").read_text()
 
 
+def test_a_file_that_talks_about_the_api_and_registers_through_an_alias_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    # The first pass skips kernels.py (its only mention of the API is a comment) and
+    # caches that; the second pass, looking for ``register``, must not take the cached skip.
+    write(
+        tmp_path,
+        {
+            "lib/__init__.py": "",
+            "lib/registry.py": "import torch\n\nregister = torch.compiler.allow_in_graph\n",
+            "lib/kernels.py": """
+                import torch
+                from lib.registry import register
+
+                W = torch.ones(4)
+
+                @register  # our allow_in_graph
+                def scaled(x):
+                    return x * W
+            """,
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # cold, then from the cache
+        assert cli.main(["-q", "--cache-dir", "cache", "lib"]) == 1
+        assert "lib/kernels.py:9:16: AIG301" in capsys.readouterr().out
+
+
 def test_values_and_base_classes_imported_from_other_modules(tmp_path: Path) -> None:
     write(
         tmp_path,

@@ -1,0 +1,51 @@
+"""Whether a file's code, not only its text, can register something.
+
+The text pre-filter lets through every file that mentions ``allow_in_graph`` anywhere,
+comments and docstrings included; in torch that is 16 files, of which 9 only talk
+about the API. CPython's parser has already read each of those files (the gate in
+``checker/source.py``), so its tree answers the question for a fraction of what
+libcst's parse and the analysis would cost: a file can register only if an
+identifier in it names the API (``allow_in_graph``, ``torch.compiler.allow_in_graph``,
+``maybe_allow_in_graph``), one of the project's aliases, or ``getattr`` fetches the
+API by name. ``disallow_in_graph`` alone registers nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from checker.source import Prefilter
+
+_API_IDENTIFIER = re.compile(r"(?<!dis)allow_in_graph")
+
+
+def may_register(tree: ast.AST, prefilter: Prefilter) -> bool:
+    """True unless no identifier in ``tree`` can name a registrar."""
+    aliases = set(prefilter.aliases)
+    return any(_API_IDENTIFIER.search(name) or name in aliases for name in _identifiers(tree))
+
+
+def _identifiers(tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+        elif isinstance(node, ast.alias):
+            yield node.name.rpartition(".")[2]
+            if node.asname:
+                yield node.asname
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, ast.Call) and _is_getattr(node.func) and len(node.args) >= 2:
+            name = node.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                yield name.value
+
+
+def _is_getattr(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "getattr") or (
+        isinstance(func, ast.Attribute) and func.attr == "getattr"
+    )

@@ -1,0 +1,66 @@
+"""checker/mentions.py: only code that names the API (or an alias) is analysed."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from checker.engine import check_source
+from checker.mentions import may_register
+from checker.rules import ALL_RULES
+from checker.source import API_ONLY, Prefilter
+
+REGISTERS = {
+    "call": "import torch\ntorch.compiler.allow_in_graph(f)\n",
+    "decorator": "from torch._dynamo import allow_in_graph\n@allow_in_graph\ndef f(x):\n    return x\n",
+    "renamed-import": "from torch.compiler import allow_in_graph as aig\n",
+    "project-helper": "from .utils import maybe_allow_in_graph\n",
+    "getattr-by-name": "import torch\nregister = getattr(torch.compiler, 'allow_in_graph', None)\n",
+    "defines-a-wrapper": "def my_allow_in_graph(fn):\n    return fn\n",
+}
+
+ONLY_TALKS_ABOUT_IT = {
+    "comment": "x = 1  # we could allow_in_graph this\n",
+    "docstring": '"""Use allow_in_graph with care."""\n',
+    "message": "raise RuntimeError('torch.compiler.allow_in_graph expects a callable')\n",
+    "string-compare": "if qualname == 'allow_in_graph':\n    pass\n",
+    "disallow-only": "import torch\ntorch._dynamo.disallow_in_graph(f)\n",
+}
+
+
+@pytest.mark.parametrize("source", REGISTERS.values(), ids=REGISTERS.keys())
+def test_code_naming_the_api_may_register(source: str) -> None:
+    assert may_register(ast.parse(source), API_ONLY)
+
+
+@pytest.mark.parametrize("source", ONLY_TALKS_ABOUT_IT.values(), ids=ONLY_TALKS_ABOUT_IT.keys())
+def test_text_only_about_the_api_cannot_register(source: str) -> None:
+    assert not may_register(ast.parse(source), API_ONLY)
+
+
+def test_a_project_alias_counts_as_naming_the_api() -> None:
+    tree = ast.parse("# allow_in_graph\nfrom .utils import register\n@register\ndef f(x):\n    return x\n")
+    assert not may_register(tree, API_ONLY)
+    assert may_register(tree, Prefilter(("register",)))
+
+
+def test_a_file_that_only_talks_about_the_api_is_not_analysed() -> None:
+    source = b"import torch\n# allow_in_graph would bake SCALE\nSCALE = 2.0\n\ndef f(x):\n    return x * SCALE\n"
+    report = check_source(source, "talks.py", [rule() for rule in ALL_RULES])
+    assert not report.parsed
+    assert report.findings == ()
+
+
+def test_reporting_unused_suppressions_still_analyses_such_a_file() -> None:
+    source = b"x = 1  # allow_in_graph  # aigcheck: noqa: AIG301\n"
+    report = check_source(source, "talks.py", [rule() for rule in ALL_RULES], unused_noqa=True)
+    assert report.parsed
+    assert [unused.codes for unused in report.unused_noqa] == [("AIG301",)]
+
+
+def test_files_newer_than_this_interpreter_are_analysed_by_libcst_alone() -> None:
+    # CPython 3.11 cannot parse a PEP 695 alias, so there is no tree to skip by: libcst decides.
+    source = b"import torch\ntype Alias = int\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x.tolist()\n"
+    report = check_source(source, "new.py", [rule() for rule in ALL_RULES])
+    assert report.parsed
