@@ -135,17 +135,19 @@ def _check_text(
         return unanalysable(path, rules, gate.refused)
     if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
         return FileReport(path)  # the API is only talked about (comments, docstrings, messages)
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        return unanalysable(path, rules, syntax_error(gate, error))
-    PROJECT.start()
-    facts = ModuleFacts(module, path, project=PROJECT)
-    PROJECT.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
+    facts = PROJECT.parsed(path, digest) if digest else None  # parsed already as another file's import
+    if facts is None:
+        try:
+            module = cst.parse_module(text)
+        except cst.ParserSyntaxError as error:
+            return unanalysable(path, rules, syntax_error(gate, error))
+        facts = ModuleFacts(module, path, project=PROJECT)
+        PROJECT.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
+    module = facts.module
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     exports = facts.registrars.exported()
     if not raw and not unused_noqa:
-        return FileReport(path, parsed=True, dependencies=_dependencies(), exports=exports)
+        return FileReport(path, parsed=True, dependencies=_dependencies(path), exports=exports)
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)])
     noqa = NoqaIndex.from_text(text)
     findings: set[Finding] = set()
@@ -183,13 +185,13 @@ def _check_text(
         fixed_source=fixed_source if fixed_source != text else None,
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
-        dependencies=_dependencies(),
+        dependencies=_dependencies(path),
         exports=exports,
     )
 
 
-def _dependencies() -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(PROJECT.consulted.items()))
+def _dependencies(path: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(PROJECT.dependencies(path).items()))
 
 
 def unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:

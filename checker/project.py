@@ -4,9 +4,10 @@ Nothing is imported. An import resolves to a file by path alone: relative import
 from the importing file's folder, absolute ones only inside the importing file's own
 top-level package (so a project's ``from pkg.utils import x`` resolves, while
 ``numpy`` or ``torch`` never lead outside it). Parsed modules are cached for the
-process; a module whose facts are being built is not entered again, so import cycles
-end. Every file consulted for a check is recorded, so that the cache can tell when a
-result depends on a file that changed.
+process, and a checked file that was parsed earlier as another file's import is not
+parsed again; a module whose facts are being built is not entered again, so import
+cycles end. Which modules each module's facts consulted is recorded, so that the
+cache can tell when a result depends on a file that changed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from checker.source import PREFILTER, decode_source
+from checker.mentions import may_register
+from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
 
 if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts
@@ -35,12 +37,42 @@ class Project:
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
-        #: Files consulted since the last ``start``: path -> sha256 of their bytes.
-        self.consulted: dict[str, str] = {}
+        #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
+        self._consulted: dict[str, dict[str, str]] = {}
 
-    def start(self) -> None:
-        """Begin a new file's check: forget what the previous one consulted."""
-        self.consulted = {}
+    def dependencies(self, path: str) -> dict[str, str]:
+        """Every module the facts of ``path`` consulted, directly or through the modules
+        they consulted: path -> sha256 of its bytes."""
+        start = _key(path)
+        found: dict[str, str] = {}
+        pending = [start]
+        while pending:
+            for name, digest in self._consulted.get(pending.pop(), {}).items():
+                if name not in found and name != start:
+                    found[name] = digest
+                    pending.append(name)
+        return found
+
+    def parsed(self, path: str, digest: str) -> ModuleFacts | None:
+        """The facts of ``path`` if it was already parsed with these bytes (as an import)
+        and no module they consulted has changed since."""
+        cached = self._facts.get(Path(_key(path)))
+        facts = cached[1] if cached is not None else None
+        if facts is None or facts.digest != digest or self._stale(_key(path)):
+            return None
+        return facts
+
+    def _stale(self, key: str) -> bool:
+        """Whether a module the facts of ``key`` consulted was edited since it was parsed."""
+        for name in self.dependencies(key):
+            cached = self._facts.get(Path(name))
+            try:
+                status = Path(name).stat()
+            except OSError:
+                return True
+            if cached is None or cached[0] != (status.st_mtime_ns, status.st_size):
+                return True
+        return False
 
     def lookup(self, importer: str, qualified: str, require_api: bool = True) -> tuple[ModuleFacts, str] | None:
         """The module (and the name in it) that an imported ``qualified`` name refers to.
@@ -54,6 +86,7 @@ class Project:
         for module_path, attribute in self._candidates[key]:
             facts = self.facts(module_path, require_api)
             if facts is not None:
+                self._consulted.setdefault(_key(importer), {})[_key(facts.path)] = facts.digest
                 return facts, attribute
         return None
 
@@ -80,6 +113,7 @@ class Project:
         facts.digest = digest
         if len(self._facts) >= _MAX_MODULES:
             self._facts.clear()
+        self._consulted.pop(str(key), None)
         self._facts[key] = ((status.st_mtime_ns, status.st_size), facts)
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
@@ -101,18 +135,16 @@ class Project:
         cached = self._facts.get(key)
         if cached is not None and cached[1] is None and not require_api and cached[0] == stamp:
             cached = None  # skipped before for not mentioning the API; now any module will do
-        if cached is None or cached[0] != stamp:  # a long-lived process must see edits
+        if cached is None or cached[0] != stamp or self._stale(str(key)):  # a long-lived process must see edits
             if len(self._facts) >= _MAX_MODULES:
                 self._facts.clear()
             self._building.add(key)
+            self._consulted.pop(str(key), None)
             try:
                 self._facts[key] = (stamp, self._parse(key, require_api))
             finally:
                 self._building.discard(key)
-        found = self._facts[key][1]
-        if found is not None:
-            self.consulted[str(key)] = found.digest
-        return found
+        return self._facts[key][1]
 
     def _parse(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
         from checker.facts.module import ModuleFacts
@@ -122,12 +154,22 @@ class Project:
             if require_api and PREFILTER not in data:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None
-            module = cst.parse_module(decode_source(data))
+            text = decode_source(data)
+            gate = python_gate(text)  # what would crash libcst is never handed to it
+            if gate.refused is not None:
+                return None
+            if require_api and gate.tree is not None and not may_register(gate.tree, API_ONLY):
+                return None
+            module = cst.parse_module(text)
         except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError, cst.ParserSyntaxError):
             return None
         facts = ModuleFacts(module, str(path), project=self)
         facts.digest = hashlib.sha256(data).hexdigest()
         return facts
+
+
+def _key(path: str) -> str:
+    return str(Path(path).resolve())
 
 
 def _candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:

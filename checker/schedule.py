@@ -2,18 +2,20 @@
 on every core.
 
 Reading and the text pre-filter stay in this process (they are cheap and most files
-stop there); only the files that can register something are sent to worker
-processes, in batches so that memory stays flat however large the tree. Reports
-come back in the order the files were given.
+stop there); the files that can register something go to worker processes as soon
+as they are found, so reading the rest of the tree overlaps their analysis. At most
+``WINDOW`` files to parse (their bytes) and ``MAX_PENDING`` reports wait at once, so
+memory stays flat however large the tree. Reports come back in the order the files
+were given.
 """
 
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
 from checker.cache import Cache
@@ -21,8 +23,10 @@ from checker.engine import FileReport, check_source, unanalysable
 from checker.rules import RULES_BY_CODE, Rule
 from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 
-#: Files parsed per round trip to the workers; bounds the bytes held at once.
-BATCH = 128
+#: Files to parse that are read but not yet reported, at most: bounds the bytes held.
+WINDOW = 64
+#: Reports waiting for an older file's, at most (each a path and a few findings).
+MAX_PENDING = 4096
 #: Below this many files to parse, worker start-up costs more than it saves.
 PARALLEL_FROM = 4
 
@@ -59,36 +63,118 @@ def check_files(
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[FileReport]:
     """One report per job, in order."""
-    pool: Executor | None = None
+    pipeline = _Pipeline(options, cache)
     done = 0
     try:
-        iterator = iter(jobs)
-        while batch := list(islice(iterator, BATCH)):
-            reports: list[FileReport | None] = [None] * len(batch)
-            pending: list[tuple[int, bytes, str]] = []
-            for index, job in enumerate(batch):
-                found = _answer_without_parsing(job, options, cache)
-                if isinstance(found, FileReport):
-                    reports[index] = found
-                else:
-                    data, key = found
-                    pending.append((index, data, key))
-            if len(pending) >= PARALLEL_FROM and options.workers > 1 and pool is None:
-                pool = ProcessPoolExecutor(max_workers=min(options.workers, len(pending)))
-            work = [(data, batch[index].display, batch[index].codes, options) for index, data, _ in pending]
-            results = pool.map(_work, work) if pool is not None and len(pending) > 1 else map(_work, work)
-            for (index, _, key), report in zip(pending, results, strict=True):
-                reports[index] = report
-                if cache is not None and key:
-                    cache.put(key, report)
-            for report in reports:
+        for job in jobs:
+            pipeline.add(job)
+            for report in pipeline.ready(block=pipeline.full):
                 done += 1
                 if progress is not None:
                     progress(done, len(jobs))
-                yield report  # type: ignore[misc]
+                yield report
+        pipeline.finish()
+        for report in pipeline.ready(block=True):
+            done += 1
+            if progress is not None:
+                progress(done, len(jobs))
+            yield report
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        pipeline.close()
+
+
+class _Pipeline:
+    """Files in flight, oldest first: each a report, a worker's future, or work kept
+    back until it is clear whether starting workers pays."""
+
+    def __init__(self, options: Options, cache: Cache | None) -> None:
+        self.options = options
+        self.cache = cache
+        self.pool: ProcessPoolExecutor | None = None
+        self.held: list[_Slot] = []  # parse work not yet sent anywhere
+        self.slots: deque[_Slot] = deque()
+        self.parsing = 0  # slots in ``slots`` that parse
+
+    @property
+    def full(self) -> bool:
+        return self.parsing >= WINDOW or len(self.slots) >= MAX_PENDING
+
+    def add(self, job: Job) -> None:
+        found = _answer_without_parsing(job, self.options, self.cache)
+        if isinstance(found, FileReport):
+            self.slots.append(_Slot(report=found))
+            return
+        data, key = found
+        slot = _Slot(work=(data, job.display, job.codes, self.options), key=key)
+        self.slots.append(slot)
+        self.parsing += 1
+        if self.pool is not None:
+            slot.send(self.pool)
+        elif self.options.workers > 1:
+            self.held.append(slot)
+            if len(self.held) >= PARALLEL_FROM:
+                self._start_workers()
+        # with one worker, the slot is checked here when its turn comes
+
+    def _start_workers(self) -> None:
+        self.pool = ProcessPoolExecutor(max_workers=self.options.workers)
+        for waiting in self.held:
+            waiting.send(self.pool)
+        self.held = []
+
+    def finish(self) -> None:
+        """No more files: what was held back is checked here, in this process."""
+        self.held = []
+
+    def ready(self, block: bool) -> Iterator[FileReport]:
+        """Reports of the oldest files that are done (waiting for the oldest when ``block``)."""
+        while self.slots:
+            slot = self.slots[0]
+            if not (block or slot.done()):
+                return
+            if slot in self.held:  # the window is full before there was enough to parse
+                self._start_workers()
+            self.slots.popleft()
+            self.parsing -= slot.parses
+            report = slot.result()
+            if slot.key and self.cache is not None:
+                self.cache.put(slot.key, report)
+            yield report
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+class _Slot:
+    def __init__(
+        self,
+        report: FileReport | None = None,
+        work: tuple[bytes, str, tuple[str, ...], Options] | None = None,
+        key: str = "",
+    ) -> None:
+        self.report = report
+        self.work = work
+        self.key = key
+        self.parses = report is None
+        self.future: Future[FileReport] | None = None
+
+    def send(self, pool: ProcessPoolExecutor) -> None:
+        assert self.work is not None
+        self.future = pool.submit(_work, self.work)
+        self.work = None  # the bytes now travel with the future
+
+    def done(self) -> bool:
+        return self.report is not None or (self.future is not None and self.future.done())
+
+    def result(self) -> FileReport:
+        if self.report is None:
+            if self.future is not None:
+                self.report = self.future.result()
+            else:
+                assert self.work is not None
+                self.report = _work(self.work)
+        return self.report
 
 
 def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> FileReport | tuple[bytes, str]:

@@ -233,3 +233,77 @@ def test_values_and_base_classes_imported_from_other_modules(tmp_path: Path) -> 
         },
     )
     assert codes(tmp_path / "pkg/blocks.py") == [(9, "AIG301"), (9, "AIG302"), (11, "AIG402")]
+
+
+def test_the_cache_notices_a_change_two_imports_away(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    # ops imports the alias from api, which re-exports it from utils: utils is a dependency too.
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": ALIAS,
+            "pkg/api.py": "from .utils import maybe_allow_in_graph\n",
+            "pkg/ops.py": USER.format(
+                import_line="from .api import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            ),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["-q", "--cache-dir", "cache", "pkg/ops.py"]) == 1
+    assert "AIG301" in capsys.readouterr().out
+    (tmp_path / "pkg/utils.py").write_text("def maybe_allow_in_graph(fn):\n    return fn  # no allow_in_graph here\n")
+    assert cli.main(["-q", "--cache-dir", "cache", "pkg/ops.py"]) == 0
+    assert "AIG301" not in capsys.readouterr().out
+
+
+def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path: Path, monkeypatch) -> None:
+    import libcst
+
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": ALIAS,
+            "pkg/ops.py": USER.format(
+                import_line="from .utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            ),
+        },
+    )
+    parsed: list[str] = []
+    real_parse = libcst.parse_module
+
+    def counting_parse(source: str, *args: object, **kwargs: object) -> libcst.Module:
+        parsed.append("maybe_allow_in_graph(fn)" in source and "utils" or "ops")
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting_parse)
+    monkeypatch.setattr("checker.project.cst.parse_module", counting_parse)
+    assert codes(tmp_path / "pkg/ops.py") == [(9, "AIG301")]  # parses utils.py as its import
+    assert codes(tmp_path / "pkg/utils.py") == []
+    assert parsed == ["ops", "utils"]
+
+
+def test_an_import_too_deeply_nested_for_libcst_is_not_parsed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    depth = 3000  # libcst's native parser crashes the process on this; CPython refuses it
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": ALIAS + "NESTED = " + "(" * depth + ")" * depth + "\n",
+            "pkg/ops.py": USER.format(
+                import_line="from .utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            ),
+        },
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "checker", "--isolated", "--no-cache", "-q", str(tmp_path / "pkg/ops.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # the alias is unresolved, nothing crashed
