@@ -27,6 +27,50 @@ def may_register(tree: ast.AST, prefilter: Prefilter) -> bool:
     return any(_API_IDENTIFIER.search(name) or name in aliases for name in _identifiers(tree))
 
 
+def class_only_names(tree: ast.Module) -> frozenset[str]:
+    """Top-level names bound by nothing but ``class`` statements: none can be a registrar
+    (an alias or a wrapper function), so an importer's lookup of one needs no parse."""
+    classes: set[str] = set()
+    others: set[str] = set()
+    for statement in _top_level(tree.body):
+        if isinstance(statement, ast.ClassDef):
+            classes.add(statement.name)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            others.add(statement.name)
+        else:
+            others.update(_stored_names(statement))
+    for node in ast.walk(tree):  # ``global X`` in any function can rebind X
+        if isinstance(node, ast.Global):
+            others.update(node.names)
+    return frozenset(classes - others)
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, looking into top-level ``if`` and ``try`` blocks."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from _top_level(statement.body)
+            yield from _top_level(statement.orelse)
+        elif isinstance(statement, (ast.Try, ast.TryStar)):
+            for block in (statement.body, statement.orelse, statement.finalbody):
+                yield from _top_level(block)
+            for handler in statement.handlers:
+                yield from _top_level(handler.body)
+        else:
+            yield statement
+
+
+def _stored_names(statement: ast.stmt) -> Iterator[str]:
+    """Every name a statement can bind (generously: any name stored anywhere in it)."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            yield node.id
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).partition(".")[0]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+
+
 def _identifiers(tree: ast.AST) -> Iterator[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):

@@ -95,6 +95,8 @@ class NoqaIndex:
 
     @classmethod
     def from_text(cls, text: str) -> NoqaIndex:
+        if _NOQA.search(text) is None and _FILE_NOQA.search(text) is None:
+            return cls({}, frozenset(), ())  # most files: no need to tokenize them
         directives = [
             directive for line, column, comment in _comments(text) for directive in _parse(line, column, comment)
         ]

@@ -4,8 +4,8 @@ libcst's ``PositionProvider`` answers by code-generating the module while turnin
 token into a line and column; through ``MetadataWrapper`` it also walks the tree once
 more first. On a file with findings that cost twice the parse. Here the same
 code generation only notes, per node, how many tokens had been written when it started
-and ended; token counts become character offsets with one running sum, and offsets
-become lines and columns from the generated text. The spans are exactly
+and ended, and stops at the last node wanted; token counts become character offsets
+with one running sum, and offsets become lines and columns from the generated text. The spans are exactly
 ``PositionProvider``'s (a test compares them on every node of real files).
 
 This leans on libcst's code-generation hooks (``CodegenState``, the class its own
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import Any
 
 import libcst as cst
 
@@ -43,10 +43,21 @@ def _locate_by_token_counts(module: cst.Module, nodes: list[cst.CSTNode]) -> dic
 
     @dataclass
     class CountingState(CodegenState):
-        """Code generation that records (first token, end token) per node."""
+        """Code generation that records (first token, end token) per node, and stops once
+        every wanted node has its span."""
 
+        wanted: set[cst.CSTNode] = field(default_factory=set)
         marks: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
         stack: list[int] = field(default_factory=list)
+        stopping: bool = False
+
+        def mark(self, node: cst.CSTNode, span: tuple[int, int]) -> None:
+            self.marks[node] = span
+            if node in self.wanted:
+                self.wanted.discard(node)
+                if not self.wanted:
+                    self.stopping = True
+                    raise _AllLocated
 
         def pop_trailing_newline(self) -> None:
             pass  # keep every recorded token index valid; the extra newline is never located
@@ -56,29 +67,26 @@ def _locate_by_token_counts(module: cst.Module, nodes: list[cst.CSTNode]) -> dic
 
         def after_codegen(self, node: cst.CSTNode) -> None:
             start = self.stack.pop()
-            self.marks.setdefault(node, (start, len(self.tokens)))  # a syntactic span recorded inside wins
+            if node not in self.marks:  # a syntactic span recorded inside wins
+                self.mark(node, (start, len(self.tokens)))
 
-        @contextmanager
         def record_syntactic_position(
             self,
             node: cst.CSTNode,
             *,
             start_node: cst.CSTNode | None = None,
             end_node: cst.CSTNode | None = None,
-        ) -> Iterator[None]:
-            start = len(self.tokens)
-            try:
-                yield
-            finally:
-                end = len(self.tokens)
-                if start_node is not None:
-                    start = self.marks[start_node][0]
-                if end_node is not None:
-                    end = self.marks[end_node][1]
-                self.marks[node] = (start, end)
+        ) -> _SyntacticSpan:
+            return _SyntacticSpan(self, node, start_node, end_node)
 
-    state = CountingState(default_indent=module.default_indent, default_newline=module.default_newline)
-    module._codegen(state)
+    state = CountingState(
+        default_indent=module.default_indent, default_newline=module.default_newline, wanted=set(nodes)
+    )
+    if state.wanted:
+        try:
+            module._codegen(state)
+        except _AllLocated:
+            pass
     offsets = [0, *accumulate(len(token) for token in state.tokens)]
     code = "".join(state.tokens)
     line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
@@ -93,6 +101,38 @@ def _locate_by_token_counts(module: cst.Module, nodes: list[cst.CSTNode]) -> dic
         start, end = state.marks[node]
         spans[node] = (position(start), position(end))
     return spans
+
+
+class _SyntacticSpan:
+    """``record_syntactic_position`` as a plain context manager: libcst enters one per
+    expression and statement, and a generator-based one costs twice as much."""
+
+    __slots__ = ("end_node", "node", "start", "start_node", "state")
+
+    def __init__(self, state: Any, node: cst.CSTNode, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None):
+        self.state = state
+        self.node = node
+        self.start_node = start_node
+        self.end_node = end_node
+        self.start = 0
+
+    def __enter__(self) -> None:
+        self.start = len(self.state.tokens)
+
+    def __exit__(self, *_: object) -> None:
+        state = self.state
+        if state.stopping:
+            return
+        start, end = self.start, len(state.tokens)
+        if self.start_node is not None:
+            start = state.marks[self.start_node][0]
+        if self.end_node is not None:
+            end = state.marks[self.end_node][1]
+        state.mark(self.node, (start, end))
+
+
+class _AllLocated(Exception):
+    """Every wanted node has its span: the rest of the module need not be generated."""
 
 
 def _locate_with_provider(module: cst.Module, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, Span]:

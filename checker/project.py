@@ -12,14 +12,17 @@ cache can tell when a result depends on a file that changed.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from checker.mentions import may_register
+from checker.mentions import class_only_names, may_register
 from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
 
 if TYPE_CHECKING:
@@ -27,16 +30,21 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: Parsed modules kept per process (each a few MB of syntax tree at most).
-_MAX_MODULES = 256
+#: Parsed modules kept per process, the least recently used dropped first (each a few MB
+#: of syntax tree); this bounds the memory of a run however large the tree.
+_MAX_MODULES = 64
+#: Dropped modules are reference cycles; collect them after this many (see ``quiet_gc``).
+_COLLECT_EVERY = 16
 
 
 class Project:
     def __init__(self) -> None:
-        self._facts: dict[Path, tuple[tuple[int, int], ModuleFacts | None]] = {}
+        self._facts: OrderedDict[Path, tuple[tuple[int, int], ModuleFacts | None]] = OrderedDict()
+        self._dropped = 0
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
+        self._outlines: dict[Path, tuple[tuple[int, int], _Outline]] = {}
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
 
@@ -84,11 +92,41 @@ class Project:
         if key not in self._candidates:
             self._candidates[key] = _candidates(Path(importer), qualified)
         for module_path, attribute in self._candidates[key]:
+            if require_api and not self._may_bind_registrar(module_path, attribute):
+                continue
             facts = self.facts(module_path, require_api)
             if facts is not None:
                 self._consulted.setdefault(_key(importer), {})[_key(facts.path)] = facts.digest
                 return facts, attribute
         return None
+
+    def _may_bind_registrar(self, path: Path, attribute: str) -> bool:
+        """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
+        registrar only if its code names the API, and not to a name only classes bind."""
+        key = path.resolve()
+        try:
+            status = key.stat()
+        except OSError:
+            return False
+        stamp = (status.st_mtime_ns, status.st_size)
+        cached = self._outlines.get(key)
+        if cached is None or cached[0] != stamp:
+            if len(self._outlines) >= _MAX_MODULES * 4:
+                self._outlines.clear()
+            cached = self._outlines[key] = (stamp, _outline(key))
+        outline = cached[1]
+        return outline.registers and attribute not in outline.classes
+
+    def _outlined(self, key: Path) -> bool:
+        """Whether an up-to-date outline of ``key`` found it safe for libcst."""
+        cached = self._outlines.get(key)
+        if cached is None or not cached[1].registers:
+            return False
+        try:
+            status = key.stat()
+        except OSError:
+            return False
+        return cached[0] == (status.st_mtime_ns, status.st_size)
 
     def follow(self, facts: ModuleFacts, attribute: str, step: Callable[[ModuleFacts, str], T]) -> T | None:
         """Ask ``step`` about ``attribute`` of ``facts`` unless that is already being asked
@@ -111,10 +149,8 @@ class Project:
         except OSError:
             return  # stdin, or a file that went away
         facts.digest = digest
-        if len(self._facts) >= _MAX_MODULES:
-            self._facts.clear()
         self._consulted.pop(str(key), None)
-        self._facts[key] = ((status.st_mtime_ns, status.st_size), facts)
+        self._keep(key, ((status.st_mtime_ns, status.st_size), facts))
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
         """The parsed module a definition node belongs to."""
@@ -136,15 +172,23 @@ class Project:
         if cached is not None and cached[1] is None and not require_api and cached[0] == stamp:
             cached = None  # skipped before for not mentioning the API; now any module will do
         if cached is None or cached[0] != stamp or self._stale(str(key)):  # a long-lived process must see edits
-            if len(self._facts) >= _MAX_MODULES:
-                self._facts.clear()
             self._building.add(key)
             self._consulted.pop(str(key), None)
             try:
-                self._facts[key] = (stamp, self._parse(key, require_api))
+                cached = (stamp, self._parse(key, require_api))
             finally:
                 self._building.discard(key)
-        return self._facts[key][1]
+        self._keep(key, cached)
+        return cached[1]
+
+    def _keep(self, key: Path, entry: tuple[tuple[int, int], ModuleFacts | None]) -> None:
+        self._facts[key] = entry
+        self._facts.move_to_end(key)
+        while len(self._facts) > _MAX_MODULES:
+            self._facts.popitem(last=False)
+            self._dropped += 1
+            if self._dropped % _COLLECT_EVERY == 0:
+                gc.collect()
 
     def _parse(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
         from checker.facts.module import ModuleFacts
@@ -155,10 +199,8 @@ class Project:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None
             text = decode_source(data)
-            gate = python_gate(text)  # what would crash libcst is never handed to it
-            if gate.refused is not None:
-                return None
-            if require_api and gate.tree is not None and not may_register(gate.tree, API_ONLY):
+            # What would crash libcst is never handed to it; an outline has already asked CPython.
+            if not self._outlined(path) and python_gate(text).refused is not None:
                 return None
             module = cst.parse_module(text)
         except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError, cst.ParserSyntaxError):
@@ -166,6 +208,27 @@ class Project:
         facts = ModuleFacts(module, str(path), project=self)
         facts.digest = hashlib.sha256(data).hexdigest()
         return facts
+
+
+@dataclass(frozen=True)
+class _Outline:
+    registers: bool
+    classes: frozenset[str] = frozenset()
+
+
+def _outline(path: Path) -> _Outline:
+    try:
+        data = path.read_bytes()
+        if PREFILTER not in data:
+            return _Outline(registers=False)  # a module that never mentions the API cannot register
+        gate = python_gate(decode_source(data))
+    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return _Outline(registers=False)
+    if gate.refused is not None:
+        return _Outline(registers=False)
+    if gate.tree is None:
+        return _Outline(registers=True)  # newer syntax than this interpreter's: libcst decides
+    return _Outline(may_register(gate.tree, API_ONLY), class_only_names(gate.tree))
 
 
 def _key(path: str) -> str:

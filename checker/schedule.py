@@ -11,10 +11,12 @@ were given.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +54,25 @@ class Options:
         return not (self.fix or self.unused_noqa)
 
 
+@contextmanager
+def quiet_gc() -> Iterator[None]:
+    """No automatic cyclic garbage collection while checking.
+
+    Each full collection rescans every live object, and a run keeps up to 64 parsed
+    syntax trees alive (millions of objects) while allocating fast: on diffusers'
+    registration files automatic collection took 30% of the run and found almost
+    nothing (about 2,000 objects), because the analysis makes next to no cyclic
+    garbage. The cycles that matter, dropped modules, are collected by ``Project``.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -65,20 +86,21 @@ def check_files(
     """One report per job, in order."""
     pipeline = _Pipeline(options, cache)
     done = 0
+
+    def reported(report: FileReport) -> FileReport:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, len(jobs))
+        return report
+
     try:
-        for job in jobs:
-            pipeline.add(job)
-            for report in pipeline.ready(block=pipeline.full):
-                done += 1
-                if progress is not None:
-                    progress(done, len(jobs))
-                yield report
-        pipeline.finish()
-        for report in pipeline.ready(block=True):
-            done += 1
-            if progress is not None:
-                progress(done, len(jobs))
-            yield report
+        with quiet_gc():
+            for job in jobs:
+                pipeline.add(job)
+                yield from map(reported, pipeline.ready(block=pipeline.full))
+            pipeline.finish()
+            yield from map(reported, pipeline.ready(block=True))
     finally:
         pipeline.close()
 
@@ -117,7 +139,7 @@ class _Pipeline:
         # with one worker, the slot is checked here when its turn comes
 
     def _start_workers(self) -> None:
-        self.pool = ProcessPoolExecutor(max_workers=self.options.workers)
+        self.pool = ProcessPoolExecutor(max_workers=self.options.workers, initializer=gc.disable)
         for waiting in self.held:
             waiting.send(self.pool)
         self.held = []

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from checker.engine import check_source
-from checker.mentions import may_register
+from checker.mentions import class_only_names, may_register
 from checker.rules import ALL_RULES
 from checker.source import API_ONLY, Prefilter
 
@@ -64,3 +64,19 @@ def test_files_newer_than_this_interpreter_are_analysed_by_libcst_alone() -> Non
     source = b"import torch\ntype Alias = int\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x.tolist()\n"
     report = check_source(source, "new.py", [rule() for rule in ALL_RULES])
     assert report.parsed
+
+
+CLASS_ONLY = {
+    "plain-class": ("class Attention:\n    pass\n", {"Attention"}),
+    "rebound-by-assignment": ("class A:\n    pass\nA = wrap(A)\n", set()),
+    "fallback-def": ("try:\n    from x import A\nexcept ImportError:\n    class A:\n        pass\n", set()),
+    "conditional-classes": ("if flag:\n    class A:\n        pass\nelse:\n    class A(B):\n        pass\n", {"A"}),
+    "global-in-a-function": ("class A:\n    pass\ndef f():\n    global A\n    A = 1\n", set()),
+    "imported-as": ("class A:\n    pass\nfrom m import g as A\n", set()),
+    "functions-are-not": ("def register(fn):\n    return fn\n", set()),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), CLASS_ONLY.values(), ids=CLASS_ONLY.keys())
+def test_names_only_classes_bind(source: str, expected: set[str]) -> None:
+    assert class_only_names(ast.parse(source)) == expected

@@ -46,6 +46,15 @@ def test_spans_equal_position_provider_on_every_node(name: str, source: str) -> 
     assert _locate_by_token_counts(module, nodes) == _locate_with_provider(module, nodes)
 
 
+@pytest.mark.parametrize("step", [3, 50])
+def test_a_few_wanted_nodes_get_the_same_spans(step: int) -> None:
+    # Code generation stops at the last wanted node; the spans must not change.
+    source = (ROOT / "fixtures" / "bad" / "kernels.py").read_text(encoding="utf-8")
+    module = cst.parse_module(source)
+    nodes = _all_nodes(module)[step // 2 :: step]
+    assert _locate_by_token_counts(module, nodes) == _locate_with_provider(module, nodes)
+
+
 def test_falls_back_to_the_provider_when_libcst_internals_change(monkeypatch: pytest.MonkeyPatch) -> None:
     import libcst._nodes.internal as internal
 

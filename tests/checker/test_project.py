@@ -307,3 +307,42 @@ def test_an_import_too_deeply_nested_for_libcst_is_not_parsed(tmp_path: Path) ->
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr  # the alias is unresolved, nothing crashed
+
+
+def test_importing_a_class_from_a_registering_module_does_not_parse_it(tmp_path: Path, monkeypatch) -> None:
+    import libcst
+
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/attention.py": "import torch\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x\n\n"
+            "class Attention:\n    pass\n",
+            # Registration discovery asks of every call whether its callee is a registrar.
+            "pkg/block.py": "import torch\nfrom .attention import Attention\n\ndef build():\n    return Attention()\n\n"
+            "torch.compiler.allow_in_graph(torch.sin)\n",
+        },
+    )
+    parsed: list[str] = []
+    real_parse = libcst.parse_module
+
+    def counting_parse(source: str) -> libcst.Module:
+        parsed.append("attention" if "class Attention" in source else "block")
+        return real_parse(source)
+
+    monkeypatch.setattr(libcst, "parse_module", counting_parse)
+    check_path(tmp_path / "pkg/block.py", RULES)
+    assert parsed == ["block"]  # ``Attention`` is only ever a class there: it cannot be a registrar
+
+
+def test_the_module_cache_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
+    from checker import project
+
+    monkeypatch.setattr(project, "_MAX_MODULES", 2)
+    files = {f"pkg/m{n}.py": "import torch\nW = torch.ones(1)\n" for n in range(4)}
+    write(tmp_path, {"pkg/__init__.py": "", **files})
+    cache = project.Project()
+    importer = str(tmp_path / "pkg/user.py")
+    for name in ("m0", "m1", "m0", "m2", "m3", "m0"):
+        assert cache.lookup(importer, f".{name}.W", require_api=False) is not None
+    assert [path.name for path in cache._facts] == ["m3.py", "m0.py"]

@@ -100,3 +100,27 @@ def test_cli_jobs_and_cache_flags(tree: Path, capsys: pytest.CaptureFixture[str]
     assert (tree / "cache" / "CACHEDIR.TAG").exists()
     assert cli.main(["--jobs", "0", "."]) == 2
     assert "expected a whole number of at least 1" in capsys.readouterr().err
+
+
+def test_automatic_garbage_collection_is_off_while_checking_and_restored_after(tree: Path, monkeypatch) -> None:
+    import gc
+
+    from checker import schedule
+
+    seen: list[bool] = []
+    real_check = schedule.check_source
+    monkeypatch.setattr(schedule, "check_source", lambda *a, **k: seen.append(gc.isenabled()) or real_check(*a, **k))
+    assert gc.isenabled()
+    list(check_files(jobs(tree), Options(workers=1)))
+    assert seen == [False] * 6
+    assert gc.isenabled()
+
+
+def test_few_files_to_parse_start_no_workers(tree: Path, monkeypatch) -> None:
+    from checker import schedule
+
+    started: list[int] = []
+    monkeypatch.setattr(schedule, "ProcessPoolExecutor", lambda **kwargs: started.append(1))
+    few = [job for job in jobs(tree) if job.display in ("m0.py", "m1.py", "plain.py")]
+    assert [bool(r.findings) for r in check_files(few, Options(workers=2))] == [True, True, False]
+    assert started == []
