@@ -341,7 +341,12 @@ class Inference:
 
 
 def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
-    return facts.inference.infer_name(attribute, facts.tree.module)
+    inferred = facts.inference.infer_name(attribute, facts.tree.module)
+    if not inferred.known:
+        # A re-export (``from .attention_processor import Attention`` in attention.py):
+        # follow it on; Project.follow ends import cycles.
+        return facts.inference.imported_kind(attribute, facts.tree.module)
+    return inferred
 
 
 def _builtin(name: str) -> Inferred:

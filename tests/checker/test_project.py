@@ -346,3 +346,43 @@ def test_the_module_cache_keeps_the_most_recently_used(tmp_path: Path, monkeypat
     for name in ("m0", "m1", "m0", "m2", "m3", "m0"):
         assert cache.lookup(importer, f".{name}.W", require_api=False) is not None
     assert [path.name for path in cache._facts] == ["m3.py", "m0.py"]
+
+
+def test_names_re_exported_through_other_modules_are_followed(tmp_path: Path) -> None:
+    # diffusers: HiDreamAttention(Attention) imports Attention from attention.py, which
+    # re-exports it from attention_processor.py.
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/attention_processor.py": "from torch import nn\n\nclass Attention(nn.Module):\n    pass\n",
+            "pkg/weights.py": "import torch\n\nW = torch.ones(4)\n",
+            "pkg/attention.py": "from .attention_processor import Attention\nfrom .weights import W\n",
+            "pkg/blocks.py": """
+                import torch
+                from .attention import Attention, W
+
+                @torch.compiler.allow_in_graph
+                class HiDreamAttention(Attention):
+                    pass
+
+                @torch.compiler.allow_in_graph
+                def scaled(x):
+                    return x * W
+            """,
+        },
+    )
+    assert codes(tmp_path / "pkg/blocks.py") == [(5, "AIG402"), (11, "AIG301")]
+
+
+def test_re_exports_in_a_cycle_end_quietly(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from .b import X\n",
+            "pkg/b.py": "from .a import X\n",
+            "pkg/user.py": "import torch\nfrom .a import X\n\n@torch.compiler.allow_in_graph\nclass Y(X):\n    pass\n",
+        },
+    )
+    assert codes(tmp_path / "pkg/user.py") == []
