@@ -24,6 +24,7 @@ from pathlib import Path
 
 import checker
 from checker.engine import FileReport
+from checker.facts.handoffs import Elsewhere
 from checker.findings import Finding, Severity
 from checker.project import changed
 
@@ -107,6 +108,9 @@ def _encode(report: FileReport) -> dict[str, object]:
         "findings": [finding.as_dict() for finding in report.findings],
         "dependencies": [list(dependency) for dependency in report.dependencies],
         "exports": list(report.exports),
+        "handoffs": [
+            [path, elsewhere.name, elsewhere.spelling, elsewhere.where] for path, elsewhere in report.handoffs
+        ],
     }
 
 
@@ -126,4 +130,8 @@ def _decode(stored: dict[str, object]) -> FileReport:
         suppressed=int(stored["suppressed"]),
         dependencies=dependencies,
         exports=tuple(str(name) for name in stored.get("exports", ())),  # type: ignore[attr-defined]
+        handoffs=tuple(
+            (str(path), Elsewhere(str(name), str(spelling), str(where)))
+            for path, name, spelling, where in stored.get("handoffs", ())  # type: ignore[attr-defined]
+        ),
     )

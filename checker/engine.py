@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from checker.facts.handoffs import Elsewhere
 from checker.findings import Finding, Severity
 from checker.fingerprints import fingerprinted
 from checker.fixes import apply_fixes
@@ -64,6 +65,9 @@ class FileReport:
     dependencies: tuple[tuple[str, str], ...] = ()
     #: With ``unused_noqa=True``: the suppression comments that suppressed nothing.
     unused_noqa: tuple[UnusedNoqa, ...] = ()
+    #: Registrations here of defs and classes defined in other files of the project:
+    #: (that file's resolved path, what to check it with).
+    handoffs: tuple[tuple[str, Elsewhere], ...] = ()
 
 
 def check_path(
@@ -92,12 +96,14 @@ def check_source(
     fix: bool = False,
     unused_noqa: bool = False,
     prefilter: Prefilter = API_ONLY,
+    elsewhere: Sequence[Elsewhere] = (),
 ) -> FileReport:
     """Check the bytes of one Python file, shown as ``path`` in findings.
 
     With ``fix``, findings whose rule offers a fix are fixed instead of reported, and
     the fixed source comes back in ``fixed_source``. Nothing is written here. With
     ``unused_noqa``, the suppression comments that suppressed nothing come back too.
+    ``elsewhere``: registrations of this file's defs and classes made by other files.
     """
     if not prefilter.matches(data):
         return FileReport(path)
@@ -108,7 +114,8 @@ def check_source(
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
     try:
-        report = _check_text(text, path, rules, fix, unused_noqa, hashlib.sha256(data).hexdigest(), prefilter)
+        digest = hashlib.sha256(data).hexdigest()
+        report = _check_text(text, path, rules, fix, unused_noqa, digest, prefilter, tuple(elsewhere))
     except RecursionError:
         return unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
@@ -124,6 +131,7 @@ def _check_text(
     unused_noqa: bool = False,
     digest: str = "",
     prefilter: Prefilter = API_ONLY,
+    elsewhere: tuple[Elsewhere, ...] = (),
 ) -> FileReport:
     import libcst as cst  # imported lazily: most files never get here
 
@@ -135,20 +143,28 @@ def _check_text(
         return unanalysable(path, rules, gate.refused)
     if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
         return FileReport(path)  # the API is only talked about (comments, docstrings, messages)
-    facts = PROJECT.parsed(path, digest) if digest else None  # parsed already as another file's import
+    # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
+    facts = PROJECT.parsed(path, digest) if digest and not elsewhere else None
     if facts is None:
         try:
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as error:
             return unanalysable(path, rules, syntax_error(gate, error))
-        facts = ModuleFacts(module, path, project=PROJECT)
-        PROJECT.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
+        facts = ModuleFacts(module, path, project=PROJECT, elsewhere=elsewhere)
+        if not elsewhere:
+            PROJECT.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
     module = facts.module
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     exports = facts.registrars.exported()
-    if not raw and not unused_noqa:
+    handing = facts.handoffs
+    if not raw and not handing and not unused_noqa:
         return FileReport(path, parsed=True, dependencies=_dependencies(path), exports=exports)
-    spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)])
+    sites = [handoff.registration.site for handoff in handing]
+    spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)] + sites)
+    handoffs = tuple(
+        (h.path, Elsewhere(h.name, h.registration.spelling, f"{path}:{spans[h.registration.site][0][0]}"))
+        for h in handing
+    )
     noqa = NoqaIndex.from_text(text)
     findings: set[Finding] = set()
     fixes: list[Fix] = []
@@ -187,6 +203,7 @@ def _check_text(
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
         dependencies=_dependencies(path),
         exports=exports,
+        handoffs=handoffs,
     )
 
 

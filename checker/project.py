@@ -260,6 +260,17 @@ def _candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
     return found
 
 
+def module_name(path: str) -> str | None:
+    """The dotted name a file is imported as (``pkg/sub/mod.py`` -> ``pkg.sub.mod``), from
+    its ``__init__.py`` chain; None outside a package."""
+    file = Path(path).resolve()
+    package = _top_package(file)
+    if package is None:
+        return None
+    parts = file.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def _top_package(path: Path) -> Path | None:
     """The outermost folder of the regular package that holds ``path`` (``__init__.py`` chain)."""
     folder = path.resolve().parent

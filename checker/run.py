@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -24,6 +24,7 @@ from checker.cache import Cache
 from checker.config import Config, discover_config, load_config
 from checker.discovery import DEFAULT_EXCLUDES, STDIN, DiscoveryProblem, Source, discover
 from checker.engine import FileReport, check_source, decode_source
+from checker.facts.handoffs import Elsewhere
 from checker.findings import Finding, Severity
 from checker.noqa import UnusedNoqa
 from checker.progress import Progress
@@ -118,14 +119,20 @@ def check(args: argparse.Namespace) -> int:
             _check_stdin(item, args, run_settings, run)
         elif not _excluded(item, args, config):
             files.append(item)
-    jobs = [
-        Job(str(item.path), item.display, tuple(r.code for r in _rules_for(item, args, run_settings))) for item in files
-    ]
+    jobs = [_job(item, args, run_settings) for item in files]
     options = Options(args.jobs or default_workers(), fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
     progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
     cache = _cache(args, config)
     reports = list(check_files(jobs, options, cache, progress))
     _second_pass(jobs, reports, options, cache)
+    _registered_elsewhere_pass(
+        files,
+        jobs,
+        reports,
+        options,
+        cache,
+        lambda source: None if _excluded(source, args, config) else _job(source, args, run_settings),
+    )
     for item, report in zip(files, reports, strict=True):
         run.origins[item.display] = str(item.path)
         _absorb(item, None, report, args, run)
@@ -162,6 +169,51 @@ def _second_pass(jobs: list[Job], reports: list[FileReport], options: Options, c
     wider = replace(options, prefilter=Prefilter(tuple(aliases)))
     for index, report in zip(again, check_files([jobs[i] for i in again], wider, cache), strict=True):
         reports[index] = report
+
+
+def _job(source: Source, args: argparse.Namespace, run_settings: Settings) -> Job:
+    return Job(str(source.path), source.display, tuple(r.code for r in _rules_for(source, args, run_settings)))
+
+
+def _registered_elsewhere_pass(
+    files: list[Source],
+    jobs: list[Job],
+    reports: list[FileReport],
+    options: Options,
+    cache: Cache | None,
+    job_for: Callable[[Source], Job | None],
+) -> None:
+    """Check again the files whose defs and classes other files register, with those
+    registrations, so that their findings point at the definitions. A defining file
+    that was not among the checked ones is checked too (unless excluded)."""
+    wanted: dict[str, list[Elsewhere]] = {}
+    for report in reports:
+        for path, registration in report.handoffs:
+            if registration not in wanted.setdefault(path, []):
+                wanted[path].append(registration)
+    if not wanted:
+        return
+    checked = {str(Path(job.path).resolve()): index for index, job in enumerate(jobs)}
+    again: list[tuple[int, Job]] = []
+    for path, registrations in sorted(wanted.items()):
+        index = checked.get(path)
+        if index is None:
+            source = Source(path, _shown(path))
+            job = job_for(source)
+            if job is None:
+                continue
+            files.append(source)
+            jobs.append(job)
+            reports.append(FileReport(source.display))
+            index = len(jobs) - 1
+        again.append((index, replace(jobs[index], elsewhere=tuple(registrations))))
+    for (index, _), report in zip(again, check_files([job for _, job in again], options, cache), strict=True):
+        reports[index] = report
+
+
+def _shown(path: str) -> str:
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 def _check_stdin(source: Source, args: argparse.Namespace, run_settings: Settings, run: _Run) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from checker.cache import Cache
 from checker.engine import FileReport, check_source, unanalysable
+from checker.facts.handoffs import Elsewhere
 from checker.rules import RULES_BY_CODE, Rule
 from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 
@@ -35,11 +36,19 @@ PARALLEL_FROM = 4
 
 @dataclass(frozen=True)
 class Job:
-    """One file on disk to check, with the codes of the rules that apply to it."""
+    """One file on disk to check, with the codes of the rules that apply to it, and the
+    registrations of its defs and classes that other files make."""
 
     path: str
     display: str
     codes: tuple[str, ...]
+    elsewhere: tuple[Elsewhere, ...] = ()
+
+    def prefilter(self, options: Options) -> Prefilter:
+        """A file whose defs other files register is a candidate whatever it mentions."""
+        if not self.elsewhere:
+            return options.prefilter
+        return Prefilter((*options.prefilter.aliases, *(registration.name for registration in self.elsewhere)))
 
 
 @dataclass(frozen=True)
@@ -127,7 +136,7 @@ class _Pipeline:
             self.slots.append(_Slot(report=found))
             return
         data, key = found
-        slot = _Slot(work=(data, job.display, job.codes, self.options), key=key)
+        slot = _Slot(work=(data, job, self.options), key=key)
         self.slots.append(slot)
         self.parsing += 1
         if self.pool is not None:
@@ -172,7 +181,7 @@ class _Slot:
     def __init__(
         self,
         report: FileReport | None = None,
-        work: tuple[bytes, str, tuple[str, ...], Options] | None = None,
+        work: tuple[bytes, Job, Options] | None = None,
         key: str = "",
     ) -> None:
         self.report = report
@@ -201,22 +210,30 @@ class _Slot:
 
 def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> FileReport | tuple[bytes, str]:
     """A report when the file needs no parsing (or the cache has it), else its bytes and cache key."""
-    candidate = read_candidate(Path(job.path), options.prefilter)
+    prefilter = job.prefilter(options)
+    candidate = read_candidate(Path(job.path), prefilter)
     if candidate is None:
         return FileReport(job.display)
     if isinstance(candidate, Unanalysable):
         return unanalysable(job.display, rules_for(job.codes), candidate)
     if cache is None or not options.cacheable:
         return candidate, ""
-    key = cache.key(candidate, job.display, job.codes, options.prefilter.aliases)
+    registered = [f"{r.name}@{r.spelling}@{r.where}" for r in job.elsewhere]
+    key = cache.key(candidate, job.display, job.codes, [*prefilter.aliases, *registered])
     cached = cache.get(key)
     return cached if cached is not None else (candidate, key)
 
 
-def _work(item: tuple[bytes, str, tuple[str, ...], Options]) -> FileReport:
-    data, display, codes, options = item
+def _work(item: tuple[bytes, Job, Options]) -> FileReport:
+    data, job, options = item
     return check_source(
-        data, display, rules_for(codes), fix=options.fix, unused_noqa=options.unused_noqa, prefilter=options.prefilter
+        data,
+        job.display,
+        rules_for(job.codes),
+        fix=options.fix,
+        unused_noqa=options.unused_noqa,
+        prefilter=job.prefilter(options),
+        elsewhere=job.elsewhere,
     )
 
 

@@ -41,6 +41,17 @@ CONFLICTING_MARKERS = {
 }
 
 #: Calls that compile the function (or module) they are given or decorate.
+#: Registered torch functions whose bool result Dynamo makes a constant instead of
+#: graph-breaking on it (``wrap_fx_proxy_cls`` in torch/_dynamo/variables/builder.py,
+#: torch 2.13); torch registers these three in torch/nn/attention/bias.py.
+CONSTANT_BOOL_RESULTS = frozenset(
+    {
+        "torch.backends.cuda.is_flash_attention_available",
+        "torch.backends.cuda.can_use_flash_attention",
+        "torch.backends.cuda.can_use_efficient_attention",
+    }
+)
+
 COMPILE_APIS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
 
 #: Base classes, by qualified name.

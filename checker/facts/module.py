@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -12,6 +12,7 @@ from checker import torch_api as api
 from checker.facts.annotations import AnnotationJudge
 from checker.facts.bodies import BodyEvents, Event
 from checker.facts.captures import Capture, CaptureFinder
+from checker.facts.handoffs import Elsewhere, Handoff, handoffs, registered_elsewhere
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.registrations import Form, Registrars, Registration, find_registrations, registered_argument
@@ -29,14 +30,25 @@ _COMPILED_CALL_DEPTH = 4
 class ModuleFacts:
     """Registrations, targets, captures and compiled regions of one parsed module."""
 
-    def __init__(self, module: cst.Module, path: str, project: Project | None = None) -> None:
+    def __init__(
+        self, module: cst.Module, path: str, project: Project | None = None, elsewhere: Sequence[Elsewhere] = ()
+    ) -> None:
         self.module = module
         self.path = path
         self.project = project
+        #: Registrations of this module's defs and classes made by other modules.
+        self.elsewhere = tuple(elsewhere)
         #: sha256 of the file's bytes, set when the project parsed it.
         self.digest = ""
         self.tree = ScopeTree.build(module)
         self.inference = Inference(self.tree, path, project)
+
+    @cached_property
+    def dotted(self) -> str | None:
+        """The dotted module name this file is imported as, when it is in a package."""
+        from checker.project import module_name
+
+        return module_name(self.path)
 
     @cached_property
     def registrars(self) -> Registrars:
@@ -44,7 +56,12 @@ class ModuleFacts:
 
     @cached_property
     def registrations(self) -> list[Registration]:
-        return find_registrations(self.tree, self.registrars)
+        return find_registrations(self.tree, self.registrars) + registered_elsewhere(self.tree, self.elsewhere)
+
+    @cached_property
+    def handoffs(self) -> list[Handoff]:
+        """Registrations here of defs and classes that other modules of the project define."""
+        return list(handoffs(self.registrations, self.inference))
 
     @cached_property
     def targets(self) -> list[Target]:

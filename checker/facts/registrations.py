@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 class Form(enum.Enum):
     DECORATOR = "decorator"
     CALL = "call"
+    #: Registered by another module (``allow_in_graph(scaled)`` there, ``def scaled`` here).
+    ELSEWHERE = "elsewhere"
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +45,8 @@ class Registration:
     ``argument`` the expression registered (the decorated def or class for the
     decorator form), ``scope`` the scope the registration runs in, and
     ``result_kept`` whether a call form's result is stored (``self._f = aig(self.m)``).
+    A registration made ``ELSEWHERE`` has the def or class here as its site and
+    argument, and ``where`` names the other module's line (``pkg/register.py:3``).
     """
 
     site: cst.CSTNode
@@ -52,6 +56,7 @@ class Registration:
     scope: Scope
     result_kept: bool
     decorator_index: int = -1
+    where: str | None = None
 
 
 @dataclass(frozen=True)

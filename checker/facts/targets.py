@@ -44,11 +44,19 @@ class TargetKind(enum.Enum):
 
 @dataclass(frozen=True, eq=False)
 class Body:
-    """A function body the capture rules read. ``bound_self``: its first parameter is not an argument."""
+    """A function body the capture rules read. ``bound_self``: its first parameter is not an argument.
+    ``registered_at``: the other module's line that registers it, when that is not here."""
 
     node: cst.FunctionDef | cst.Lambda
     scope: Scope
     bound_self: bool = False
+    registered_at: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How messages name the function: ``scaled``, or ``scaled (registered at pkg/ops.py:3)``."""
+        name = self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
+        return f"{name} (registered at {self.registered_at})" if self.registered_at else name
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,10 +93,20 @@ class TargetResolver:
         self.inference = inference
 
     def targets(self, registration: Registration) -> Iterator[Target]:
-        if registration.form is Form.DECORATOR:
+        if registration.form is Form.ELSEWHERE:
+            yield self._elsewhere(registration)
+        elif registration.form is Form.DECORATOR:
             yield self._decorated(registration)
         else:
             yield from self._expression(registration, registration.argument, registration.scope)
+
+    def _elsewhere(self, registration: Registration) -> Target:
+        """A top-level def or class of this module that another module registers."""
+        definition = registration.argument
+        if isinstance(definition, cst.ClassDef):
+            return self._class(registration, definition, definition)
+        assert isinstance(definition, cst.FunctionDef)
+        return self._function(registration, definition, definition.name.value)
 
     # -- decorator form -------------------------------------------------------
 
@@ -317,7 +335,7 @@ class TargetResolver:
         point = registration.site if registration.form is Form.DECORATOR else node
         if model.is_autograd_function:
             bodies = tuple(
-                Body(method, self.tree.scope_of[method])
+                Body(method, self.tree.scope_of[method], registered_at=registration.where)
                 for name in ("forward", "backward", "setup_context")
                 if (found := model.method(name)) is not None
                 for method in (found[0],)
@@ -340,7 +358,7 @@ class TargetResolver:
         scope = self.tree.scope_of.get(definition)
         if scope is None:  # defined in another module: not judged from here
             return Target(registration, TargetKind.UNRESOLVED, node or registration.site, display)
-        body = Body(definition, scope, bound_self)
+        body = Body(definition, scope, bound_self, registration.where)
         point = node if node is not None and registration.form is Form.CALL else registration.site
         return Target(registration, kind, point, display, "", definition, (body,))
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import libcst as cst
-
 from checker.facts.bodies import Event, EventKind
 from checker.facts.module import ModuleFacts
 
@@ -13,4 +11,4 @@ from checker.facts.module import ModuleFacts
 def events_of(facts: ModuleFacts, kind: EventKind) -> Iterator[tuple[str, Event]]:
     for body, event in facts.events:
         if event.kind is kind:
-            yield (body.node.name.value if isinstance(body.node, cst.FunctionDef) else "<lambda>"), event
+            yield body.label, event

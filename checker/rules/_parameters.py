@@ -18,5 +18,4 @@ def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[st
             continue
         judgement = facts.judge.argument(param.annotation.annotation, body.scope.parent or body.scope)
         if judgement.verdict is verdict:
-            name = body.node.name.value if isinstance(body.node, cst.FunctionDef) else "<lambda>"
-            yield name, param, judgement
+            yield body.label, param, judgement

@@ -6,9 +6,20 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from checker import torch_api as api
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Scope
 from checker.facts.targets import Body
+
+
+def result_bodies(facts: ModuleFacts) -> Iterator[Body]:
+    """Each honoured body whose result is judged: all but the few torch functions whose
+    bool result Dynamo turns into a constant."""
+    for _, body in facts.bodies():
+        node = body.node
+        if isinstance(node, cst.FunctionDef) and f"{facts.dotted}.{node.name.value}" in api.CONSTANT_BOOL_RESULTS:
+            continue
+        yield body
 
 
 def returned(facts: ModuleFacts) -> Iterator[tuple[str, Body, cst.BaseExpression, Scope]]:
@@ -17,13 +28,13 @@ def returned(facts: ModuleFacts) -> Iterator[tuple[str, Body, cst.BaseExpression
     A lambda returns its body expression; an ``autograd.Function`` only its ``forward``
     (what ``apply`` returns).
     """
-    for _, body in facts.bodies():
+    for body in result_bodies(facts):
         node = body.node
         if isinstance(node, cst.Lambda):
-            yield "<lambda>", body, node.body, body.scope
+            yield body.label, body, node.body, body.scope
             continue
         if node.name.value in ("backward", "setup_context") and body.scope.parent is not None:
             if body.scope.parent.kind.value == "class":
                 continue
         for value in body.scope.returns:
-            yield node.name.value, body, value, body.scope
+            yield body.label, body, value, body.scope

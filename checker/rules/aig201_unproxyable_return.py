@@ -10,7 +10,7 @@ from checker import contract
 from checker.contract import USER_CLASSES, Verdict
 from checker.facts.module import ModuleFacts
 from checker.findings import Severity
-from checker.rules._results import returned
+from checker.rules._results import result_bodies, returned
 from checker.rules.base import Report, Rule, report
 
 
@@ -102,14 +102,13 @@ class UnproxyableReturn(Rule):
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
-        for _, body in facts.bodies():
+        for body in result_bodies(facts):
             node = body.node
             if isinstance(node, cst.FunctionDef) and node.returns is not None:
                 judgement = facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
                 if judgement.verdict is Verdict.GRAPH_BREAK:
                     yield report(
-                        node.returns,
-                        f"{node.name.value}: the return annotation admits {judgement.member}; {_CONSEQUENCE}",
+                        node.returns, f"{body.label}: the return annotation admits {judgement.member}; {_CONSEQUENCE}"
                     )
         for function, _, value, scope in returned(facts):
             found = facts.values.type_of(value, scope)

@@ -96,6 +96,8 @@ class RegistrationInCompiledRegion(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for registration in facts.registrations:
+            if registration.where is not None:
+                continue  # registered by another module, where this rule judges the call
             compiler = facts.compiled_region(registration.scope)
             if compiler is None:
                 continue

@@ -99,8 +99,8 @@ class PrivateApi(Rule):
 
     def _spellings(self, facts: ModuleFacts) -> Iterator[tuple[cst.CSTNode, Fix | None]]:
         for registration in facts.registrations:
-            if _implements_the_api(registration.scope):
-                continue
+            if registration.form is Form.ELSEWHERE or _implements_the_api(registration.scope):
+                continue  # another module's spelling is reported there
             expr = registration.site.decorator if registration.form is Form.DECORATOR else registration.site.func
             if isinstance(expr, cst.Attribute) and self._private(facts, expr, registration.scope):
                 yield expr, _attribute_fix(facts, expr, registration.scope)
