@@ -2,8 +2,8 @@
 
 Nothing is imported. An import resolves to a file by path alone: relative imports
 from the importing file's folder, absolute ones only inside the importing file's own
-top-level package (so a project's ``from pkg.utils import x`` resolves, while
-``numpy`` or ``torch`` never lead outside it). Parsed modules are cached for the
+top-level package, regular or namespace (so a project's ``from pkg.utils import x``
+resolves, while ``numpy`` or ``torch`` never lead outside it). Parsed modules are cached for the
 process, and a checked file that was parsed earlier as another file's import is not
 parsed again; a module whose facts are being built is not entered again, so import
 cycles end. Which modules each module's facts consulted is recorded, so that the
@@ -244,10 +244,9 @@ def _candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
         for _ in range(dots - 1):
             base = base.parent
     else:
-        package = _top_package(importer)
-        if package is None or not parts or parts[0] != package.name:
+        base = _package_root(importer, parts[0]) if parts else None
+        if base is None:
             return []
-        base = package.parent
     found = []
     for cut in range(len(parts), -1, -1):
         module, attribute = parts[:cut], ".".join(parts[cut:])
@@ -269,6 +268,19 @@ def module_name(path: str) -> str | None:
         return None
     parts = file.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_root(importer: Path, name: str) -> Path | None:
+    """The folder holding package ``name`` when ``importer`` is inside it: its regular
+    package's, or for a namespace package (no ``__init__.py``), the parent of the
+    nearest enclosing folder called ``name``. Other packages are never looked into."""
+    package = _top_package(importer)
+    if package is not None and package.name == name:
+        return package.parent
+    for folder in importer.resolve().parents:
+        if folder.name == name:
+            return folder.parent
+    return None
 
 
 def _top_package(path: Path) -> Path | None:

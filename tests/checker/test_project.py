@@ -386,3 +386,17 @@ def test_re_exports_in_a_cycle_end_quietly(tmp_path: Path) -> None:
         },
     )
     assert codes(tmp_path / "pkg/user.py") == []
+
+
+def test_namespace_packages_resolve_absolute_imports(tmp_path: Path) -> None:
+    # PEP 420: no __init__.py anywhere; the package root is the folder above 'nsp'.
+    write(
+        tmp_path,
+        {
+            "src/nsp/core/utils.py": ALIAS,
+            "src/nsp/models/ops.py": USER.format(
+                import_line="from nsp.core.utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            ),
+        },
+    )
+    assert codes(tmp_path / "src/nsp/models/ops.py") == [(9, "AIG301")]
