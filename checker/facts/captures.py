@@ -6,15 +6,24 @@ bound method, an attribute of ``self``. Default values are captures too: they ar
 evaluated once, when the def runs. Each capture carries the inferred kind of what
 it reads, how the read uses it (``.tolist()``, ``.shape``, ``float(...)``) and, for
 state that is not a tensor, the reason it can change after compilation.
+
+Calls are followed into helpers, a few calls deep: defs of this module and, through an
+import, top-level defs of other modules of the project. A capture in another module's
+helper is reported at the call in this module that leads there, and what the message
+cites in the other module is written out as text (``helpers.py:3``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import NamedTuple
 
 import libcst as cst
 
 from checker import torch_api as api
+from checker.facts.foreign_helpers import Places, imported_helpers
 from checker.facts.inference import Inference
 from checker.facts.kinds import Inferred, Kind
 from checker.facts.scopes import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
@@ -23,6 +32,20 @@ from checker.facts.targets import Body
 _NOT_STATE = (Kind.FUNCTION, Kind.CLASS, Kind.PYMODULE, Kind.PARTIAL)
 #: How many helper calls deep captures are followed from a registered body.
 HELPER_DEPTH = 3
+#: The origin of a default value; the rules word those captures differently.
+DEFAULT_ORIGIN = "a default argument"
+
+
+class Link(NamedTuple):
+    """One call on the way from a registered body to the helper that reads the state.
+
+    ``call`` is the call node when it is in the checked module, else where it is as text
+    (``helpers.py:9``); ``defined`` says where a helper of another module is defined.
+    """
+
+    name: str
+    call: cst.CSTNode | str
+    defined: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,21 +68,25 @@ class Capture:
     laundering: str | None = None
     change: str | None = None
     change_node: cst.CSTNode | None = None
-    #: For a read inside a helper: the registered function, and (helper, call) links.
+    #: For a read inside a helper: the registered function, and the calls that lead there.
     root: str | None = None
-    chain: tuple[tuple[str, cst.CSTNode], ...] = ()
+    chain: tuple[Link, ...] = ()
 
     @property
     def function(self) -> str:
         if self.root is not None:
             return self.root
-        return _name_of(self.body.node)
+        return self.body.label
 
     def lead(self) -> tuple[str | cst.CSTNode, ...]:
-        """How a message starts: ``f: `` or ``f: calls helper() (line 9), which ``."""
+        """How a message starts: ``f: ``, ``f: calls helper() (line 9), which `` or, for a helper
+        of another module, ``f: calls helper() (line 9), which is defined in helpers.py:4 and ``."""
         parts: list[str | cst.CSTNode] = [f"{self.function}: "]
-        for name, call in self.chain:
-            parts += [f"calls {name}() (line ", call, "), which "]
+        for link in self.chain:
+            where = ("line ", link.call) if isinstance(link.call, cst.CSTNode) else (link.call,)
+            parts += [f"calls {link.name}() (", *where, "), which "]
+            if link.defined is not None:
+                parts.append(f"is defined in {link.defined} and ")
         return tuple(parts)
 
 
@@ -68,53 +95,103 @@ class CaptureFinder:
         self.tree = tree
         self.inference = inference
         self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
+        # Each capture rule asks again, and following helpers may parse and locate in other modules.
+        self._followed: dict[tuple[cst.CSTNode, bool, frozenset[cst.CSTNode]], list[Capture]] = {}
+        self._helper_calls: dict[tuple[cst.CSTNode, bool], list[tuple[cst.Call, Body, CaptureFinder]]] = {}
+        #: The defs this module registers, once a helper of another module leads here.
+        self.registered_here: frozenset[cst.CSTNode] | None = None
+
+    @cached_property
+    def places(self) -> Places:
+        """Where this module's nodes are, for messages about a module whose helpers lead here."""
+        return Places(self.tree, self.inference.path)
 
     def captures(self, body: Body, registered: frozenset[cst.CSTNode] = frozenset()) -> list[Capture]:
-        """Captures of ``body`` and, with the call chain, of the module's helpers it calls.
+        """Captures of ``body`` and, with the call chain, of the helpers it calls.
 
         Helpers that are themselves ``registered`` are checked on their own.
         """
-        direct = self._find(body)
-        return direct + self._through_helpers(body, _name_of(body.node), (), {body.node}, registered)
+        key = (body.node, body.bound_self, registered)
+        if key not in self._followed:
+            root = body.label
+            self._followed[key] = self._find(body) + self._through_helpers(
+                self, body, root, (), {body.node}, registered
+            )
+        return self._followed[key]
 
     def _through_helpers(
         self,
+        finder: CaptureFinder,
         body: Body,
         root: str,
-        chain: tuple[tuple[str, cst.CSTNode], ...],
+        chain: tuple[Link, ...],
         visited: set[cst.CSTNode],
         registered: frozenset[cst.CSTNode],
     ) -> list[Capture]:
+        """``finder`` is that of the module ``body`` is in: this one or one it leads to.
+        ``visited`` holds nodes of every module on the way, so cycles across modules end too."""
         if len(chain) >= HELPER_DEPTH:
             return []
         found: list[Capture] = []
-        for call, helper in self._helpers(body):
-            if helper.node in visited or helper.node in registered:
+        for call, helper, owner in finder._helpers(body):
+            checked_there = registered if owner is self else owner.registered_here or frozenset()
+            if helper.node in visited or helper.node in checked_there:
                 continue
             visited.add(helper.node)
-            link = (*chain, (_name_of(helper.node), call))
-            found += [replace(capture, root=root, chain=link) for capture in self._find(helper)]
-            found += self._through_helpers(helper, root, link, visited, registered)
+            link = (*chain, self._link(finder, call, owner, helper))
+            found += self._relocated(owner, owner._find(helper), root, link)
+            found += self._through_helpers(owner, helper, root, link, visited, registered)
         return found
 
-    def _helpers(self, body: Body) -> list[tuple[cst.Call, Body]]:
-        """Calls in ``body`` of functions and methods defined in this module, outside it."""
-        helpers = []
+    def _helpers(self, body: Body) -> list[tuple[cst.Call, Body, CaptureFinder]]:
+        """Calls in ``body`` of functions defined outside it: in this module, or at the top
+        level of another module of the project; each with the finder of its module."""
+        key = (body.node, body.bound_self)
+        if key not in self._helper_calls:
+            self._helper_calls[key] = self._helpers_uncached(body)
+        return self._helper_calls[key]
+
+    def _helpers_uncached(self, body: Body) -> list[tuple[cst.Call, Body, CaptureFinder]]:
+        helpers: list[tuple[cst.Call, Body, CaptureFinder]] = []
         for scope in body.scope.walk():
             for call, call_scope in self.tree.calls_in(scope):
                 callee = self.inference.infer(call.func, call_scope)
-                definition = callee.definition
-                if callee.kind is not Kind.FUNCTION or not isinstance(definition, cst.FunctionDef):
-                    continue
-                helper_scope = self.tree.scope_of.get(definition)
-                if helper_scope is None:
-                    continue  # a method of a class from another module
-                if body.scope.encloses(helper_scope):
-                    continue
-                in_class = helper_scope.parent is not None and helper_scope.parent.kind is ScopeKind.CLASS
-                bound = in_class and isinstance(call.func, cst.Attribute) and not self._is_static(definition)
-                helpers.append((call, Body(definition, helper_scope, bound_self=bound)))
+                if callee.kind is Kind.UNKNOWN:  # an imported name: look in the module it names
+                    helpers += [(call, *found) for found in imported_helpers(self.inference, call, call_scope)]
+                elif callee.kind is Kind.FUNCTION and isinstance(callee.definition, cst.FunctionDef):
+                    local = self._local_helper(body, call, callee.definition)
+                    if local is not None:
+                        helpers.append((call, local, self))
         return helpers
+
+    def _local_helper(self, body: Body, call: cst.Call, definition: cst.FunctionDef) -> Body | None:
+        helper_scope = self.tree.scope_of.get(definition)
+        if helper_scope is None:
+            return None  # a method of a class from another module
+        if body.scope.encloses(helper_scope):
+            return None
+        in_class = helper_scope.parent is not None and helper_scope.parent.kind is ScopeKind.CLASS
+        bound = in_class and isinstance(call.func, cst.Attribute) and not self._is_static(definition)
+        return Body(definition, helper_scope, bound_self=bound)
+
+    def _link(self, finder: CaptureFinder, call: cst.Call, owner: CaptureFinder, helper: Body) -> Link:
+        """The link for ``call`` (written in ``finder``'s module) to ``helper`` (in ``owner``'s)."""
+        checked = self.inference.path
+        where = call if finder is self else finder.places.place(call, checked)
+        if owner is self or not isinstance(helper.node, cst.FunctionDef):
+            return Link(_name_of(helper.node), where)
+        return Link(_name_of(helper.node), where, owner.places.place(helper.node.name, checked))
+
+    def _relocated(
+        self, owner: CaptureFinder, captures: list[Capture], root: str, chain: tuple[Link, ...]
+    ) -> list[Capture]:
+        """The captures of a helper of ``owner``'s module, as reported for this module's ``root``."""
+        if owner is self:
+            return [replace(capture, root=root, chain=chain) for capture in captures]
+        # Reported at the last call in this module on the way (the first link always is one).
+        anchor = next(link.call for link in reversed(chain) if isinstance(link.call, cst.CSTNode))
+        path = owner.places.short(self.inference.path)
+        return [_foreign(capture, anchor, path, owner.places.line, root, chain) for capture in captures]
 
     def _is_static(self, definition: cst.FunctionDef) -> bool:
         outer = self.tree.scope_of[definition].parent
@@ -229,9 +306,7 @@ class CaptureFinder:
                 continue
             inferred = self.inference.infer(param.default, outer)
             if inferred.kind.is_tensor_like or inferred.kind in (Kind.MUTABLE, Kind.NDARRAY):
-                found.append(
-                    Capture(body, param.default, f"default of '{param.name.value}'", "a default argument", inferred)
-                )
+                found.append(Capture(body, param.default, f"default of '{param.name.value}'", DEFAULT_ORIGIN, inferred))
         return found
 
     def _change(self, name: str, owner: Scope, bindings: list[Binding]) -> tuple[str | None, cst.CSTNode | None]:
@@ -251,6 +326,28 @@ class CaptureFinder:
             if read.mutation is not None:
                 return f"the code {read.mutation}", read.node
         return None, None
+
+
+def _foreign(
+    capture: Capture,
+    anchor: cst.CSTNode,
+    path: str,
+    line: Callable[[cst.CSTNode], int],
+    root: str,
+    chain: tuple[Link, ...],
+) -> Capture:
+    """A capture of another module's helper, reported at ``anchor`` with its places as text."""
+    origin = capture.origin
+    if origin != DEFAULT_ORIGIN:
+        origin = f"the module scope of {path}" if origin == "the module scope" else f"{origin} in {path}"
+        if capture.binding is not None:
+            origin += f" (line {line(capture.binding)})"
+    change = capture.change
+    if change is not None and capture.change_node is not None:
+        change += f" ({path}:{line(capture.change_node)})"
+    return replace(
+        capture, node=anchor, origin=origin, binding=None, change=change, change_node=None, root=root, chain=chain
+    )
 
 
 def _name_of(node: cst.CSTNode) -> str:

@@ -24,9 +24,10 @@ class CapturedTensor(Rule):
     attribute of `self` in a registered bound method. Tensor-ness is inferred from
     assignments (`torch.ones(...)`, `nn.Parameter(...)`, `nn.Linear(...)`, tensor
     arithmetic, `torch.Tensor` annotations); a name whose kind cannot be inferred is
-    not reported. Reads inside helper functions of the module that the registered
-    function calls are followed a few calls deep (cycle-safe), and the message gives
-    the call chain.
+    not reported. Reads inside helper functions that the registered function calls are
+    followed three calls deep (cycle-safe), into other modules of the project too, and
+    the message gives the call chain; a read in another module's helper is reported at
+    the call that leads there, naming the helper's file and line.
 
     ## Why is this bad?
     The contract says every tensor the function uses must come in as an argument.

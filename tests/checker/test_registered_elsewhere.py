@@ -67,6 +67,7 @@ def test_findings_point_at_the_definitions(project: Path, capsys: pytest.Capture
     status, lines = run(capsys, "--no-cache", "pkg")
     assert status == 1
     assert codes(lines) == EXPECTED  # and none at the registering lines of register.py
+    assert "scaled (registered at pkg/register.py:4): reads tensor 'W' from the module scope" in lines[0]
     assert "as_dict (registered at pkg/register.py:5): returns a dict" in lines[1]
     assert "torch.compiler.allow_in_graph at pkg/register.py:6: registers the nn.Module subclass Block" in lines[2]
 
