@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.facts.captures import Capture
+from checker.facts.captures import DEFAULT_ORIGIN, Capture
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
 from checker.findings import Severity
@@ -146,6 +146,16 @@ class CapturedMutableState(Rule):
             reason = _reason(capture)
             if reason is None:
                 continue
+            freeze = "; aot_eager and inductor freeze the value read at compile time and never see a change; "
+            if capture.origin == DEFAULT_ORIGIN:
+                yield report(
+                    capture.node,
+                    *capture.lead(),
+                    f"reads the {capture.name}",
+                    *reason,
+                    f"{freeze}default to None and build the container inside the function, or pass it as an argument",
+                )
+                continue
             what = f"{_WHAT[kind]} " if kind in _WHAT else ""
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
@@ -154,14 +164,13 @@ class CapturedMutableState(Rule):
                 f"reads {what}'{capture.name}' from {capture.origin}",
                 *where,
                 *reason,
-                "; aot_eager and inductor freeze the value read at compile time and never see a change; "
-                f"pass '{capture.name}' as an argument",
+                f"{freeze}pass '{capture.name}' as an argument",
             )
 
 
 def _reason(capture: Capture) -> tuple[str | object, ...] | None:
     kind = capture.inferred.kind
-    if capture.origin == "a default argument":
+    if capture.origin == DEFAULT_ORIGIN:
         return (f", a {_ALWAYS_MUTABLE[kind]} shared by every call",)
     if capture.change is not None:
         if capture.change_node is not None:
