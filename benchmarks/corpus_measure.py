@@ -297,6 +297,9 @@ def snapshot(python: str, repo: Path, rev: str, workdir: Path) -> tuple[list[str
         with tarfile.open(archive) as tar:
             tar.extractall(target, filter="data")
         archive.unlink()
+        # Byte-compiled, as pip installs it (PYTHONDONTWRITEBYTECODE would otherwise make
+        # every run compile the checker's sources again).
+        subprocess.run([python, "-m", "compileall", "-q", str(target / "checker")], check=False)
     # sys.path first: the editable install's finder comes after the path finder.
     code = f"import runpy, sys; sys.path.insert(0, {str(target)!r}); runpy.run_module('checker', run_name='__main__')"
     return [python, "-c", code], sha[:12]

@@ -110,9 +110,24 @@ def main() -> None:
     ratio = steady_raise / steady_off
     compile_extra = compile_raise / compile_off - 1
     rows = [
-        ("inductor steady state, raise vs off", f"{steady_raise:.2f} us vs {steady_off:.2f} us per call, ratio {ratio:.3f}", "ratio <= 1.05", ratio <= 1.05),
-        ("eager call overhead after the first calls", f"{eager_delta:.2f} us per call ({eager_guarded:.2f} us guarded vs {eager_plain:.2f} us plain)", "< 2 us", eager_delta < 2),
-        ("inductor compile time, raise vs off", f"{compile_raise:.2f} s vs {compile_off:.2f} s, {compile_extra:+.1%}", "< +10%", compile_extra < 0.10),
+        (
+            "inductor steady state, raise vs off",
+            f"{steady_raise:.2f} us vs {steady_off:.2f} us per call, ratio {ratio:.3f}",
+            "ratio <= 1.05",
+            ratio <= 1.05,
+        ),
+        (
+            "eager call overhead after the first calls",
+            f"{eager_delta:.2f} us per call ({eager_guarded:.2f} us guarded vs {eager_plain:.2f} us plain)",
+            "< 2 us",
+            eager_delta < 2,
+        ),
+        (
+            "inductor compile time, raise vs off",
+            f"{compile_raise:.2f} s vs {compile_off:.2f} s, {compile_extra:+.1%}",
+            "< +10%",
+            compile_extra < 0.10,
+        ),
     ]
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, torch {torch.__version__}"
     lines = [
