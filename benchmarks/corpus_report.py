@@ -13,9 +13,9 @@ if TYPE_CHECKING:  # no import cycle at run time
 TITLE = "## Checker on real trees"
 
 
-def replace_section(old: str, section: str) -> str:
-    """``old`` with this benchmark's section replaced (or appended); other sections kept as they are."""
-    head, found, rest = old.partition(TITLE)
+def replace_section(old: str, section: str, title: str = TITLE) -> str:
+    """``old`` with the section ``title`` replaced (or appended); other sections kept as they are."""
+    head, found, rest = old.partition(title)
     if not found:
         return old.rstrip() + "\n\n" + section
     tail = rest[rest.find("\n## ") :] if "\n## " in rest else ""

@@ -193,10 +193,12 @@ def _registered_elsewhere_pass(
                 wanted[path].append(registration)
     if not wanted:
         return
-    checked = {str(Path(job.path).resolve()): index for index, job in enumerate(jobs)}
+    checked = {os.path.abspath(job.path): index for index, job in enumerate(jobs)}  # no syscalls
     again: list[tuple[int, Job]] = []
     for path, registrations in sorted(wanted.items()):
         index = checked.get(path)
+        if index is None:  # a symlinked tree, or a file that was not checked
+            index = next((i for i, job in enumerate(jobs) if _same_file(job.path, path)), None)
         if index is None:
             source = Source(path, _shown(path))
             job = job_for(source)
@@ -209,6 +211,13 @@ def _registered_elsewhere_pass(
         again.append((index, replace(jobs[index], elsewhere=tuple(registrations))))
     for (index, _), report in zip(again, check_files([job for _, job in again], options, cache), strict=True):
         reports[index] = report
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def _shown(path: str) -> str:

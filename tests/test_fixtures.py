@@ -8,7 +8,10 @@ comment (``# AIG301 AIG301`` for two findings of one code on one line).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
+import json
 import re
 import tokenize
 from collections import Counter
@@ -16,17 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from checker.engine import check_path, decode_source
+from checker import cli
+from checker.engine import decode_source
 from checker.markers import expected
 from checker.rules import ALL_RULES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 GOOD = FIXTURES / "good"
 BAD = FIXTURES / "bad"
-ENABLED = [rule() for rule in ALL_RULES if rule.default_enabled]
-#: Fixtures under this folder are checked with doc-strict on: every rule enabled.
+#: Fixtures under this folder are checked with --doc-strict: every rule enabled.
 DOC_STRICT = BAD / "doc_strict"
-EVERY_RULE = [rule() for rule in ALL_RULES]
 
 #: Every implemented code: the bad fixtures must exercise them all.
 REQUIRED_CODES = tuple(rule.code for rule in ALL_RULES)
@@ -57,10 +59,26 @@ def _source(path: Path) -> str:
     return decode_source(path.read_bytes())
 
 
+@functools.cache
+def _run(root: Path, doc_strict: bool) -> dict[Path, Counter[tuple[int, str]]]:
+    """The findings of one CLI run over a whole fixture tree, per file: modules register
+    each other's functions and call each other's helpers, as in a real project."""
+    argv = ["--isolated", "--no-cache", "--exit-zero", "-q", "--output-format", "json", str(root)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli.main(["--doc-strict", *argv] if doc_strict else argv)
+    assert status == 0, out.getvalue()
+    found: dict[Path, Counter[tuple[int, str]]] = {}
+    for finding in json.loads(out.getvalue()):
+        found.setdefault(Path(finding["path"]).resolve(), Counter())[(finding["line"], finding["code"])] += 1
+    return found
+
+
 def _found(path: Path) -> Counter[tuple[int, str]]:
-    report = check_path(path, EVERY_RULE if DOC_STRICT in path.parents else ENABLED)
-    assert report.internal_error is None, report.internal_error
-    return Counter((finding.line, finding.code) for finding in report.findings)
+    strict = DOC_STRICT in path.parents
+    return _run(DOC_STRICT if strict else FIXTURES / path.relative_to(FIXTURES).parts[0], strict).get(
+        path.resolve(), Counter()
+    )
 
 
 def _param(path: Path) -> pytest.param:
