@@ -23,10 +23,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import checker
+from checker.elsewhere import Elsewhere
 from checker.engine import FileReport
-from checker.facts.handoffs import Elsewhere
 from checker.findings import Finding, Severity
-from checker.project import changed
 
 CACHE_DIR_NAME = ".aigcheck_cache"
 _FORMAT = "1"
@@ -135,3 +134,15 @@ def _decode(stored: dict[str, object]) -> FileReport:
             for path, name, spelling, where in stored.get("handoffs", ())  # type: ignore[attr-defined]
         ),
     )
+
+
+def changed(consulted: dict[str, str]) -> bool:
+    """Whether any consulted file's bytes differ from when it was consulted (path -> sha256)."""
+    for name, digest in consulted.items():
+        try:
+            data = Path(name).read_bytes()
+        except OSError:
+            return True
+        if hashlib.sha256(data).hexdigest() != digest:
+            return True
+    return False

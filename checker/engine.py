@@ -5,26 +5,28 @@ libcst, builds the module's facts once and runs every selected rule over them. A
 failure to read or parse becomes an AIG900 finding and the run goes on; a crash of
 the checker itself is returned as ``internal_error`` so the caller can say so and
 exit 2 without losing the other files' findings.
+
+libcst, the analysis and the rules are imported on the first parse, not with this
+module: a run answered from the cache (or by the pre-filter) needs only
+:class:`FileReport`, and importing them would make such a run nearly twice as long.
 """
 
 from __future__ import annotations
 
 import hashlib
 import traceback
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from checker.facts.handoffs import Elsewhere
-from checker.findings import Finding, Severity
+from checker.catalog import PARSE_ERROR
+from checker.elsewhere import Elsewhere
+from checker.findings import Finding
 from checker.fingerprints import fingerprinted
-from checker.fixes import apply_fixes
 from checker.mentions import may_register
 from checker.noqa import Hit, NoqaIndex, UnusedNoqa
-from checker.project import Project
-from checker.rules import Rule
-from checker.rules.aig900_parse_error import ParseError
-from checker.rules.base import Fix
 from checker.source import (
     API_ONLY,
     MAX_FILE_BYTES,
@@ -39,8 +41,27 @@ from checker.source import (
     too_large,
 )
 
-#: The project's other modules, parsed on demand and kept for this process.
-PROJECT = Project()
+if TYPE_CHECKING:
+    from checker.project import Project
+    from checker.rules import Rule
+    from checker.rules.base import Fix
+
+
+@cache
+def project() -> Project:
+    """The project's other modules, parsed on demand and kept for this process."""
+    from checker.project import Project
+
+    return Project()
+
+
+def import_analysis() -> None:
+    """Import now what parsing needs (libcst, the analysis, the rules), not on the first parse."""
+    import checker.fixes
+    import checker.positions
+    import checker.rules  # noqa: F401 - imports every rule, and the facts they use
+
+    project()
 
 
 @dataclass(frozen=True)
@@ -84,7 +105,7 @@ def check_path(
     if candidate is None:
         return FileReport(shown)
     if isinstance(candidate, Unanalysable):
-        return unanalysable(shown, rules, candidate)
+        return unanalysable(shown, _codes(rules), candidate)
     return check_source(candidate, shown, rules, fix=fix, unused_noqa=unused_noqa)
 
 
@@ -108,16 +129,16 @@ def check_source(
     if not prefilter.matches(data):
         return FileReport(path)
     if len(data) > MAX_FILE_BYTES:
-        return unanalysable(path, rules, too_large(len(data)))
+        return unanalysable(path, _codes(rules), too_large(len(data)))
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return unanalysable(path, rules, Unanalysable(f"cannot decode the file: {error}"))
+        return unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}"))
     try:
         digest = hashlib.sha256(data).hexdigest()
         report = _check_text(text, path, rules, fix, unused_noqa, digest, prefilter, tuple(elsewhere))
     except RecursionError:
-        return unanalysable(path, rules, Unanalysable("the file is nested too deeply to analyse"))
+        return unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse"))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return FileReport(path, internal_error=traceback.format_exc())
     return replace(report, encoding=source_encoding(data)) if report.fixed_source is not None else report
@@ -136,23 +157,25 @@ def _check_text(
     import libcst as cst  # imported lazily: most files never get here
 
     from checker.facts.module import ModuleFacts
+    from checker.fixes import apply_fixes
     from checker.positions import locate
 
     gate = python_gate(text)
     if gate.refused is not None:
-        return unanalysable(path, rules, gate.refused)
+        return unanalysable(path, _codes(rules), gate.refused)
     if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
         return FileReport(path)  # the API is only talked about (comments, docstrings, messages)
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
-    facts = PROJECT.parsed(path, digest) if digest and not elsewhere else None
+    modules = project()
+    facts = modules.parsed(path, digest) if digest and not elsewhere else None
     if facts is None:
         try:
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as error:
-            return unanalysable(path, rules, syntax_error(gate, error))
-        facts = ModuleFacts(module, path, project=PROJECT, elsewhere=elsewhere)
+            return unanalysable(path, _codes(rules), syntax_error(gate, error))
+        facts = ModuleFacts(module, path, project=modules, elsewhere=elsewhere)
         if not elsewhere:
-            PROJECT.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
+            modules.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
     module = facts.module
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     exports = facts.registrars.exported()
@@ -208,14 +231,17 @@ def _check_text(
 
 
 def _dependencies(path: str) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(PROJECT.dependencies(path).items()))
+    return tuple(sorted(project().dependencies(path).items()))
 
 
-def unanalysable(path: str, rules: Sequence[Rule], why: Unanalysable) -> FileReport:
-    """The report of a file that cannot be analysed: AIG900 when it is selected."""
-    if not any(isinstance(rule, ParseError) for rule in rules):
+def _codes(rules: Iterable[Rule]) -> set[str]:
+    return {rule.code for rule in rules}
+
+
+def unanalysable(path: str, codes: Collection[str], why: Unanalysable) -> FileReport:
+    """The report of a file that cannot be analysed: AIG900 when it is among the selected ``codes``."""
+    if PARSE_ERROR.code not in codes:
         return FileReport(path)
-    finding = Finding(
-        path, why.line, why.column, why.line, why.column, ParseError.code, ParseError.name, Severity.ERROR, why.reason
-    )
+    code, name, severity = PARSE_ERROR.code, PARSE_ERROR.name, PARSE_ERROR.severity
+    finding = Finding(path, why.line, why.column, why.line, why.column, code, name, severity, why.reason)
     return FileReport(path, tuple(fingerprinted([finding], [])))

@@ -293,15 +293,3 @@ def _top_package(path: Path) -> Path | None:
             break
         folder = folder.parent
     return top
-
-
-def changed(consulted: dict[str, str]) -> bool:
-    """Whether any consulted file's bytes differ from when it was consulted."""
-    for name, digest in consulted.items():
-        try:
-            data = Path(name).read_bytes()
-        except OSError:
-            return True
-        if hashlib.sha256(data).hexdigest() != digest:
-            return True
-    return False

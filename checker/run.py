@@ -23,15 +23,14 @@ from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache
 from checker.config import Config, discover_config, load_config
 from checker.discovery import DEFAULT_EXCLUDES, STDIN, DiscoveryProblem, Source, discover
+from checker.elsewhere import Elsewhere
 from checker.engine import FileReport, check_source, decode_source
-from checker.facts.handoffs import Elsewhere
 from checker.findings import Finding, Severity
 from checker.noqa import UnusedNoqa
 from checker.progress import Progress
 from checker.reporters import REPORTERS, RenderOptions
 from checker.reporters import text as text_reporter
 from checker.reporters.text import split_lines
-from checker.rules import Rule
 from checker.schedule import Job, Options, check_files, default_workers
 from checker.selection import Layer, Selection, resolve_selection
 from checker.source import Prefilter
@@ -172,7 +171,7 @@ def _second_pass(jobs: list[Job], reports: list[FileReport], options: Options, c
 
 
 def _job(source: Source, args: argparse.Namespace, run_settings: Settings) -> Job:
-    return Job(str(source.path), source.display, tuple(r.code for r in _rules_for(source, args, run_settings)))
+    return Job(str(source.path), source.display, _codes_for(source, args, run_settings))
 
 
 def _registered_elsewhere_pass(
@@ -227,7 +226,8 @@ def _shown(path: str) -> str:
 
 def _check_stdin(source: Source, args: argparse.Namespace, run_settings: Settings, run: _Run) -> None:
     """'-': read once, never cached, checked in this process."""
-    rules = _rules_for(source, args, run_settings)
+    codes = _codes_for(source, args, run_settings)
+    rules = [rule for rule in run_settings.selection.rules if rule.code in codes]
     data = sys.stdin.buffer.read()
     run.origins[source.display] = data
     report = check_source(data, source.display, rules, fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
@@ -280,14 +280,14 @@ def _excluded(source: Source, args: argparse.Namespace, config: Config) -> bool:
     )
 
 
-def _rules_for(source: Source, args: argparse.Namespace, run_settings: Settings) -> list[Rule]:
-    """The selected rules less those ``per-file-ignores`` turns off for this file."""
-    rules = list(run_settings.selection.rules)
+def _codes_for(source: Source, args: argparse.Namespace, run_settings: Settings) -> tuple[str, ...]:
+    """The codes of the selected rules less those ``per-file-ignores`` turns off for this file."""
+    codes = run_settings.selection.codes
     named = source.path if source.path is not None else args.stdin_filename
     if named is None:
-        return rules
+        return codes
     ignored = run_settings.config.ignored_codes(named)
-    return [rule for rule in rules if rule.code not in ignored]
+    return tuple(code for code in codes if code not in ignored)
 
 
 def _apply(source: Source, data: bytes | None, report: FileReport, args: argparse.Namespace, run: _Run) -> bool:

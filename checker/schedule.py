@@ -12,6 +12,7 @@ were given.
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -19,12 +20,15 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from checker.cache import Cache
-from checker.engine import FileReport, check_source, unanalysable
-from checker.facts.handoffs import Elsewhere
-from checker.rules import RULES_BY_CODE, Rule
+from checker.elsewhere import Elsewhere
+from checker.engine import FileReport, check_source, import_analysis, unanalysable
 from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
+
+if TYPE_CHECKING:
+    from checker.rules import Rule
 
 #: Files to parse that are read but not yet reported, at most: bounds the bytes held.
 WINDOW = 64
@@ -148,6 +152,10 @@ class _Pipeline:
         # with one worker, the slot is checked here when its turn comes
 
     def _start_workers(self) -> None:
+        if multiprocessing.get_start_method() == "fork":
+            # Once, here, so that the workers forked now (and those of the later passes)
+            # inherit it, instead of each importing libcst and the analysis on its first file.
+            import_analysis()
         self.pool = ProcessPoolExecutor(max_workers=self.options.workers, initializer=gc.disable)
         for waiting in self.held:
             waiting.send(self.pool)
@@ -215,7 +223,7 @@ def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> 
     if candidate is None:
         return FileReport(job.display)
     if isinstance(candidate, Unanalysable):
-        return unanalysable(job.display, rules_for(job.codes), candidate)
+        return unanalysable(job.display, job.codes, candidate)
     if cache is None or not options.cacheable:
         return candidate, ""
     registered = [f"{r.name}@{r.spelling}@{r.where}" for r in job.elsewhere]
@@ -238,4 +246,7 @@ def _work(item: tuple[bytes, Job, Options]) -> FileReport:
 
 
 def rules_for(codes: Sequence[str]) -> list[Rule]:
+    """Fresh instances of the rules ``codes`` name (imported on first use: they import libcst)."""
+    from checker.rules import RULES_BY_CODE
+
     return [RULES_BY_CODE[code]() for code in codes]

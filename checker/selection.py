@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
 
-from checker import rules as registry
-from checker.rules import Rule
+from checker import catalog
+from checker.catalog import RuleInfo
+
+if TYPE_CHECKING:
+    from checker.rules import Rule
 
 #: What a code prefix looks like: ``AIG`` followed by up to three digits.
 _PREFIX = re.compile(r"^AIG\d{0,3}$")
@@ -47,14 +51,28 @@ class SelectionError(ValueError):
 class Selection:
     """The outcome of selection.
 
-    ``rules`` are fresh instances, ordered by code. ``notes`` say where a token was
+    ``codes`` are the chosen rules' codes, in order. ``notes`` say where a token was
     valid but selects nothing that runs (a planned code, or a prefix of rules that
     are off by default), so the user is not misled into reading "no findings" as
-    "checked".
+    "checked". ``classes``: the rule classes to make ``rules`` from, when not the
+    registry's (stand-ins in tests).
     """
 
-    rules: tuple[Rule, ...]
+    codes: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    classes: Mapping[str, type[Rule]] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def rules(self) -> tuple[Rule, ...]:
+        """Fresh instances of the chosen rules, ordered by code.
+
+        Made on first use: the rule classes import libcst and the analysis, which a run
+        answered from the cache never needs.
+        """
+        from checker.rules import RULES_BY_CODE
+
+        classes = RULES_BY_CODE if self.classes is None else self.classes
+        return tuple(classes[code]() for code in self.codes)
 
 
 @dataclass(frozen=True)
@@ -104,12 +122,10 @@ def resolve_selection(
 ) -> Selection:
     """Apply ``layers`` in order to the default set (module docstring).
 
-    ``rules`` and ``planned`` default to the registry. Raises :class:`SelectionError`
-    for a token that matches nothing, with the valid choices.
+    ``rules`` (classes) and ``planned`` default to the catalogue's. Raises
+    :class:`SelectionError` for a token that matches nothing, with the valid choices.
     """
-    catalogue = Catalogue(
-        registry.ALL_RULES if rules is None else rules, registry.PLANNED if planned is None else planned
-    )
+    catalogue = Catalogue(catalog.RULES if rules is None else rules, catalog.PLANNED if planned is None else planned)
     notes: list[str] = []
     chosen = catalogue.defaults(doc_strict)
     for layer in layers:
@@ -121,20 +137,24 @@ def resolve_selection(
         chosen |= catalogue.select(split_tokens(layer.extend_select), f"{layer.origin}extend-select", doc_strict, notes)
         for token in split_tokens(layer.ignore):
             chosen -= catalogue.resolve(token, f"{layer.origin}ignore", include_off=True).implemented
-    ordered = sorted(chosen)
-    return Selection(tuple(catalogue.implemented[code]() for code in ordered), tuple(notes))
+    classes = None if rules is None else {rule.code.upper(): rule for rule in rules}
+    return Selection(tuple(sorted(chosen)), tuple(notes), classes)
 
 
 class Catalogue:
-    """Every known code and name, implemented or planned, looked up case-insensitively."""
+    """Every known code and name, implemented or planned, looked up case-insensitively.
+
+    ``rules`` need only a code, a name and ``default_enabled``: the
+    :class:`~checker.catalog.RuleInfo` entries of the catalogue, or rule classes.
+    """
 
     @classmethod
     def from_registry(cls) -> Catalogue:
-        """The catalogue of the rule registry (``ALL_RULES`` and ``PLANNED``)."""
-        return cls(registry.ALL_RULES, registry.PLANNED)
+        """The catalogue of every rule (:mod:`checker.catalog`: ``RULES`` and ``PLANNED``)."""
+        return cls(catalog.RULES, catalog.PLANNED)
 
-    def __init__(self, rules: Sequence[type[Rule]], planned: Mapping[str, str]) -> None:
-        self.implemented: dict[str, type[Rule]] = {rule.code.upper(): rule for rule in rules}
+    def __init__(self, rules: Sequence[RuleInfo] | Sequence[type[Rule]], planned: Mapping[str, str]) -> None:
+        self.implemented: dict[str, RuleInfo | type[Rule]] = {rule.code.upper(): rule for rule in rules}
         # A planned code that has since been implemented is no longer planned.
         self.planned: dict[str, str] = {
             code.upper(): name for code, name in planned.items() if code.upper() not in self.implemented

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from checker.elsewhere import Elsewhere
 from checker.facts.inference import Inference
 from checker.facts.registrations import Form, Registration
 from checker.facts.scopes import BindingKind, ScopeTree
@@ -25,16 +26,6 @@ if TYPE_CHECKING:
 
 #: Re-exports followed from the registering module to the defining one.
 _MAX_HOPS = 4
-
-
-@dataclass(frozen=True)
-class Elsewhere:
-    """A registration, in another module, of this module's top-level ``name``:
-    the registrar as spelled there, and where (``pkg/register.py:3``)."""
-
-    name: str
-    spelling: str
-    where: str
 
 
 @dataclass(frozen=True)

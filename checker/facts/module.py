@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from checker import torch_api as api
+from checker.elsewhere import Elsewhere
 from checker.facts.annotations import AnnotationJudge
 from checker.facts.bodies import BodyEvents, Event
 from checker.facts.captures import Capture, CaptureFinder
-from checker.facts.handoffs import Elsewhere, Handoff, handoffs, registered_elsewhere
+from checker.facts.handoffs import Handoff, handoffs, registered_elsewhere
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.registrations import Form, Registrars, Registration, find_registrations, registered_argument

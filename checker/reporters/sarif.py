@@ -15,11 +15,14 @@ import json
 import urllib.parse
 from collections.abc import Iterable
 from pathlib import PureWindowsPath
+from typing import TYPE_CHECKING
 
 from checker import __version__, docs
 from checker.findings import Finding, Severity
 from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, ordered
-from checker.rules import ALL_RULES, Rule
+
+if TYPE_CHECKING:
+    from checker.rules import Rule
 
 #: The official schema of SARIF 2.1.0 (OASIS, errata 01): what the output validates against.
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -46,6 +49,8 @@ _FAMILIES = {
 
 def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS, /) -> str:
     """The findings as a SARIF log, indented by two spaces, ending in a newline."""
+    from checker.rules import ALL_RULES  # their documentation; imported only when a log is written
+
     return dumps(sarif_log(findings, ALL_RULES))
 
 

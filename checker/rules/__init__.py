@@ -1,12 +1,13 @@
-"""The rule registry: the single table of every code aigcheck knows.
+"""The rule registry: the classes of the implemented rules, ``ALL_RULES``.
 
-Codes are stable and never reused. ``ALL_RULES`` holds the implemented rules;
-``PLANNED`` names codes that DESIGN.md reserves but that are not implemented yet, so
-that configuration and ``# noqa`` comments naming them are accepted today.
+Importing it imports every rule, and with them libcst and the analysis; what needs
+only the codes, names and defaults reads :mod:`checker.catalog` instead (the codes
+not implemented yet, ``PLANNED``, are kept there).
 """
 
 from __future__ import annotations
 
+from checker.catalog import PLANNED
 from checker.rules.aig101_unproxyable_parameter import UnproxyableParameter
 from checker.rules.aig102_hard_error_parameter import HardErrorParameter
 from checker.rules.aig103_autograd_ctx_parameter import AutogradCtxParameter
@@ -53,8 +54,6 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NeedsCustomOp,
     ParseError,
 )
-
-PLANNED: dict[str, str] = {}
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 

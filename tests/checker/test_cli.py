@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 import checker
-from checker import cli, engine
-from checker import rules as rules_registry
+from checker import catalog, cli, engine
 from checker import run as run_module
 from checker.engine import FileReport
 from checker.findings import Finding, Severity
@@ -256,7 +255,7 @@ class TestSelection:
     def test_planned_code_gets_a_note(
         self, tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setattr(rules_registry, "PLANNED", {"AIG601": "future-rule"})
+        monkeypatch.setattr(catalog, "PLANNED", {"AIG601": "future-rule"})
         planned = "AIG601"
         status, out, err = run(capsys, "--select", planned, "pkg")
         assert (status, out) == (0, "No findings.\n")
@@ -292,7 +291,7 @@ class TestRuleDocumentation:
             assert rule.documentation() in out
 
     def test_explain_planned(self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(rules_registry, "PLANNED", {"AIG601": "future-rule"})
+        monkeypatch.setattr(catalog, "PLANNED", {"AIG601": "future-rule"})
         code, name = "AIG601", "future-rule"
         status, out, _ = run(capsys, "--explain", name)
         assert status == 0

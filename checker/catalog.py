@@ -1,0 +1,60 @@
+"""The rule catalogue: every code with its name, severity and default, without the rules.
+
+Choosing rules, validating a configuration and answering from the cache need only
+these facts, while the rule classes (:mod:`checker.rules`) import libcst and the
+analysis, which cost more than a whole run answered from the cache. So the facts are
+written here a second time; ``tests/checker/test_catalog.py`` fails when they differ
+from what the rule classes say.
+
+``PLANNED`` names codes that DESIGN.md reserves but that are not implemented yet, so
+that configuration and ``# noqa`` comments naming them are accepted today. Codes are
+stable and never reused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.findings import Severity
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What selection and reporting need to know of a rule: its class attributes of the same names."""
+
+    code: str
+    name: str
+    severity: Severity
+    #: Off unless selected explicitly (or, for documented-only rules, by ``doc-strict``).
+    default_enabled: bool = True
+
+
+#: Reported by the engine itself, for a file it cannot analyse.
+PARSE_ERROR = RuleInfo("AIG900", "parse-error", Severity.ERROR)
+
+#: Every implemented rule, in the order of ``checker.rules.ALL_RULES``.
+RULES: tuple[RuleInfo, ...] = (
+    RuleInfo("AIG101", "unproxyable-parameter", Severity.WARNING),
+    RuleInfo("AIG102", "hard-error-parameter", Severity.ERROR),
+    RuleInfo("AIG103", "autograd-ctx-parameter", Severity.ERROR),
+    RuleInfo("AIG104", "unproxyable-call-argument", Severity.WARNING),
+    RuleInfo("AIG105", "undocumented-parameter-type", Severity.INFO, default_enabled=False),
+    RuleInfo("AIG201", "unproxyable-return", Severity.WARNING),
+    RuleInfo("AIG202", "baked-scalar-return", Severity.ERROR),
+    RuleInfo("AIG301", "captured-tensor", Severity.ERROR),
+    RuleInfo("AIG302", "captured-mutable-state", Severity.ERROR),
+    RuleInfo("AIG303", "laundered-capture", Severity.ERROR),
+    RuleInfo("AIG401", "recreated-closure", Severity.ERROR),
+    RuleInfo("AIG402", "ineffective-registration", Severity.WARNING),
+    RuleInfo("AIG403", "callable-instance", Severity.ERROR),
+    RuleInfo("AIG404", "registration-in-compiled-region", Severity.WARNING),
+    RuleInfo("AIG405", "not-callable", Severity.ERROR),
+    RuleInfo("AIG406", "conflicting-markers", Severity.ERROR),
+    RuleInfo("AIG407", "private-api", Severity.INFO),
+    RuleInfo("AIG501", "trace-time-side-effect", Severity.WARNING),
+    RuleInfo("AIG502", "data-dependent-python", Severity.WARNING),
+    RuleInfo("AIG503", "needs-custom-op", Severity.ERROR),
+    PARSE_ERROR,
+)
+
+PLANNED: dict[str, str] = {}

@@ -1,0 +1,68 @@
+"""The rule catalogue repeats what the rule classes say, so that a run answered from the
+cache never imports them (nor libcst): it must not drift, and they must stay unimported."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from checker import catalog, rules
+from checker.catalog import RuleInfo
+from checker.rules import ALL_RULES
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_catalogue_describes_every_rule_class_in_registry_order() -> None:
+    described = tuple(RuleInfo(rule.code, rule.name, rule.severity, rule.default_enabled) for rule in ALL_RULES)
+    assert catalog.RULES == described, "checker/catalog.py differs from the rule classes: update RULES"
+
+
+def test_parse_error_is_the_catalogue_entry_of_aig900() -> None:
+    assert catalog.PARSE_ERROR in catalog.RULES
+    assert rules.RULES_BY_CODE[catalog.PARSE_ERROR.code].__name__ == "ParseError"
+
+
+def test_the_registry_shares_the_planned_codes() -> None:
+    assert rules.PLANNED is catalog.PLANNED
+
+
+# What only parsing needs: the rules, the analysis, the project's modules, libcst.
+HEAVY = ("libcst", "checker.rules", "checker.facts", "checker.project", "checker.fixes", "checker.positions")
+
+_MAIN = f"""
+import sys
+from checker.cli import main
+
+status = main(sys.argv[1:])
+print(sorted(name for name in sys.modules if name.startswith({HEAVY!r})))
+sys.exit(status)
+"""
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    """``aigcheck args`` in a new interpreter: the status, the output, and the heavy modules it imported."""
+    done = subprocess.run([sys.executable, "-c", _MAIN, *args], cwd=REPO, capture_output=True, text=True, check=False)
+    *output, imported = done.stdout.splitlines() or [done.stderr]
+    return done.returncode, "\n".join(output), imported
+
+
+def test_a_run_answered_from_the_cache_imports_neither_the_rules_nor_libcst(tmp_path: Path) -> None:
+    tree = tmp_path / "pkg"
+    tree.mkdir()
+    (tree / "ops.py").write_text(
+        "import torch\n\nW = torch.ones(3)\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
+    )
+    (tree / "broken.py").write_text("# allow_in_graph\ndef f(:\n")
+    (tree / "plain.py").write_text("x = 1\n")
+    args = ["--isolated", "--cache-dir", str(tmp_path / "cache"), "--output-format", "json", "-j", "1", str(tree)]
+    status, cold, imported = _run(*args)
+    assert status == 1
+    assert "libcst" in imported  # it parsed
+    assert "AIG301" in cold and "AIG900" in cold
+    assert _run(*args) == (1, cold, "[]")
+
+
+def test_importing_the_command_line_imports_neither_the_rules_nor_libcst() -> None:
+    assert _run("--version")[2] == "[]"
