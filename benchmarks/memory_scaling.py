@@ -86,7 +86,16 @@ def _render(rows: list[tuple[int, int, int, int, int, m.Proc]], command: str) ->
             f"| {copies} | {files:,} | {line_count:,} | {mentioning} | {findings} | {proc.wall:.2f} s | "
             f"{proc.cpu:.2f} s | {proc.rss_mb:.0f} MB | {proc.rss_mb / first:.2f}x |"
         )
-    lines.append("")
+    last = rows[-1]
+    lines += [
+        "",
+        f"From {rows[0][0]} to {last[0]} copies the tree grows {last[2] / rows[0][2]:.0f}x and the peak RSS "
+        f"{last[5].rss_mb / first:.2f}x: it rises while each process's cache of parsed modules (64) and the "
+        "window of files in flight (64) fill, then levels off. CPU per copy goes from "
+        f"{rows[0][5].cpu / rows[0][0]:.1f} s to {last[5].cpu / last[0]:.1f} s; why it grows is not analysed yet "
+        "(modules evicted from the cache and parsed again are the first suspect).",
+        "",
+    ]
     return "\n".join(lines)
 
 
