@@ -33,7 +33,9 @@ T = TypeVar("T")
 #: Parsed modules kept per process, the least recently used dropped first (each a few MB
 #: of syntax tree); this bounds the memory of a run however large the tree.
 _MAX_MODULES = 64
-#: Dropped modules are reference cycles; collect them after this many (see ``quiet_gc``).
+#: Dropped modules are reference cycles, freed only by a full collection (see ``quiet_gc``),
+#: which scans every live module too. Memory comes first: collecting every 64 drops instead
+#: made four copies of diffusers 10% faster and their peak RSS 25% higher.
 _COLLECT_EVERY = 16
 
 
