@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts
 
 T = TypeVar("T")
+#: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
+Stamp = tuple[int, int]
 
 #: Parsed modules kept per process, the least recently used dropped first (each a few MB
 #: of syntax tree); this bounds the memory of a run however large the tree.
@@ -41,12 +43,12 @@ _COLLECT_EVERY = 16
 
 class Project:
     def __init__(self) -> None:
-        self._facts: OrderedDict[Path, tuple[tuple[int, int], ModuleFacts | None]] = OrderedDict()
+        self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
         self._dropped = 0
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
-        self._outlines: dict[Path, tuple[tuple[int, int], _Outline]] = {}
+        self._outlines: dict[Path, tuple[Stamp, _Outline]] = {}
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
 
@@ -76,11 +78,7 @@ class Project:
         """Whether a module the facts of ``key`` consulted was edited since it was parsed."""
         for name in self.dependencies(key):
             cached = self._facts.get(Path(name))
-            try:
-                status = Path(name).stat()
-            except OSError:
-                return True
-            if cached is None or cached[0] != (status.st_mtime_ns, status.st_size):
+            if cached is None or cached[0] != _stamp(Path(name)):
                 return True
         return False
 
@@ -106,11 +104,9 @@ class Project:
         """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
         registrar only if its code names the API, and not to a name only classes bind."""
         key = path.resolve()
-        try:
-            status = key.stat()
-        except OSError:
+        stamp = _stamp(key)
+        if stamp is None:
             return False
-        stamp = (status.st_mtime_ns, status.st_size)
         cached = self._outlines.get(key)
         if cached is None or cached[0] != stamp:
             if len(self._outlines) >= _MAX_MODULES * 4:
@@ -119,16 +115,10 @@ class Project:
         outline = cached[1]
         return outline.registers and attribute not in outline.classes
 
-    def _outlined(self, key: Path) -> bool:
-        """Whether an up-to-date outline of ``key`` found it safe for libcst."""
+    def _vetted(self, key: Path, stamp: Stamp) -> bool:
+        """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""
         cached = self._outlines.get(key)
-        if cached is None or not cached[1].registers:
-            return False
-        try:
-            status = key.stat()
-        except OSError:
-            return False
-        return cached[0] == (status.st_mtime_ns, status.st_size)
+        return cached is not None and cached[0] == stamp and cached[1].registers
 
     def follow(self, facts: ModuleFacts, attribute: str, step: Callable[[ModuleFacts, str], T]) -> T | None:
         """Ask ``step`` about ``attribute`` of ``facts`` unless that is already being asked
@@ -145,14 +135,13 @@ class Project:
     def remember(self, path: Path, facts: ModuleFacts, digest: str) -> None:
         """Keep a module the engine parsed anyway (``digest``: sha256 of its bytes), for the
         imports of the files after it."""
-        try:
-            key = path.resolve()
-            status = key.stat()
-        except OSError:
+        key = path.resolve()
+        stamp = _stamp(key)
+        if stamp is None:
             return  # stdin, or a file that went away
         facts.digest = digest
         self._consulted.pop(str(key), None)
-        self._keep(key, ((status.st_mtime_ns, status.st_size), facts))
+        self._keep(key, (stamp, facts))
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
         """The parsed module a definition node belongs to."""
@@ -163,13 +152,9 @@ class Project:
 
     def facts(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
         key = path.resolve()
-        if key in self._building:
+        stamp = _stamp(key)
+        if key in self._building or stamp is None:
             return None
-        try:
-            status = key.stat()
-        except OSError:
-            return None
-        stamp = (status.st_mtime_ns, status.st_size)
         cached = self._facts.get(key)
         if cached is not None and cached[1] is None and not require_api and cached[0] == stamp:
             cached = None  # skipped before for not mentioning the API; now any module will do
@@ -177,13 +162,13 @@ class Project:
             self._building.add(key)
             self._consulted.pop(str(key), None)
             try:
-                cached = (stamp, self._parse(key, require_api))
+                cached = (stamp, self._parse(key, require_api, vetted=self._vetted(key, stamp)))
             finally:
                 self._building.discard(key)
         self._keep(key, cached)
         return cached[1]
 
-    def _keep(self, key: Path, entry: tuple[tuple[int, int], ModuleFacts | None]) -> None:
+    def _keep(self, key: Path, entry: tuple[Stamp, ModuleFacts | None]) -> None:
         self._facts[key] = entry
         self._facts.move_to_end(key)
         while len(self._facts) > _MAX_MODULES:
@@ -192,7 +177,8 @@ class Project:
             if self._dropped % _COLLECT_EVERY == 0:
                 gc.collect()
 
-    def _parse(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
+    def _parse(self, path: Path, require_api: bool = True, vetted: bool = False) -> ModuleFacts | None:
+        """``vetted``: CPython's parser already found the file safe for libcst."""
         from checker.facts.module import ModuleFacts
 
         try:
@@ -201,8 +187,8 @@ class Project:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None
             text = decode_source(data)
-            # What would crash libcst is never handed to it; an outline has already asked CPython.
-            if not self._outlined(path) and python_gate(text).refused is not None:
+            # What would crash libcst is never handed to it.
+            if not vetted and python_gate(text).refused is not None:
                 return None
             module = cst.parse_module(text)
         except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError, cst.ParserSyntaxError):
@@ -231,6 +217,14 @@ def _outline(path: Path) -> _Outline:
     if gate.tree is None:
         return _Outline(registers=True)  # newer syntax than this interpreter's: libcst decides
     return _Outline(may_register(gate.tree, API_ONLY), class_only_names(gate.tree))
+
+
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
 
 
 def _key(path: str) -> str:
