@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
+from checker.facts.scopes import Binding, BindingKind
 from checker.mentions import class_only_names, may_register
 from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
 
@@ -119,6 +120,19 @@ class Project:
         """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""
         cached = self._outlines.get(key)
         return cached is not None and cached[0] == stamp and cached[1].registers
+
+    def origin(self, importer: str, qualified: str) -> tuple[ModuleFacts, str, list[Binding]] | None:
+        """The module that binds an imported name itself, the name there and its top-level
+        bindings: re-exports (``from .impl import f`` in ``__init__.py``) are followed on,
+        and a cycle of them ends with None."""
+        found = self.lookup(importer, qualified, require_api=False)
+        return None if found is None else self.follow(*found, self._origin_in)
+
+    def _origin_in(self, facts: ModuleFacts, name: str) -> tuple[ModuleFacts, str, list[Binding]] | None:
+        bindings = facts.tree.module.bindings.get(name, [])
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.IMPORT and bindings[0].imported:
+            return self.origin(facts.path, bindings[0].imported)
+        return facts, name, bindings
 
     def follow(self, facts: ModuleFacts, attribute: str, step: Callable[[ModuleFacts, str], T]) -> T | None:
         """Ask ``step`` about ``attribute`` of ``facts`` unless that is already being asked

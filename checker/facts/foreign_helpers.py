@@ -3,7 +3,7 @@
 ``from .helpers import normalize`` then ``normalize(x)``, or ``from . import helpers``
 then ``helpers.normalize(x)``: the call leads to a top-level def of ``helpers.py``.
 Modules are reached only through ``Project.lookup``, which records that the checked
-file's result depends on them, and re-exports are followed through ``Project.follow``,
+file's result depends on them, and re-exports are followed through ``Project.origin``,
 which ends import cycles. Nodes of another module cannot be located in the checked
 one, so what the messages cite there is written out as text (``helpers.py:4``).
 """
@@ -37,28 +37,15 @@ def imported_helpers(inference: Inference, call: cst.Call, scope: Scope) -> list
     for qualified in sorted(inference.qualified_names(call.func, scope)):
         if qualified.startswith("builtins."):
             continue
-        located = project.lookup(inference.path, qualified, require_api=False)
-        if located is None:
+        origin = project.origin(inference.path, qualified)
+        if origin is None:
             continue  # not a module of the project (numpy, torch, a missing file)
-        for facts, definition in project.follow(*located, _definitions) or []:
-            found.append((Body(definition, facts.tree.scope_of[definition]), _finder_of(facts)))
+        facts, _, bindings = origin
+        for binding in bindings:
+            definition = binding.definition
+            if binding.kind is BindingKind.FUNCTION and isinstance(definition, cst.FunctionDef):
+                found.append((Body(definition, facts.tree.scope_of[definition]), _finder_of(facts)))
     return found
-
-
-def _definitions(facts: ModuleFacts, attribute: str) -> list[tuple[ModuleFacts, cst.FunctionDef]]:
-    bindings = facts.tree.module.bindings.get(attribute, [])
-    defs = [
-        (facts, binding.definition)
-        for binding in bindings
-        if binding.kind is BindingKind.FUNCTION and isinstance(binding.definition, cst.FunctionDef)
-    ]
-    if defs or len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT or facts.project is None:
-        return defs
-    # A re-export (``from .impl import normalize`` in ``__init__.py``): follow it on.
-    located = facts.project.lookup(facts.path, bindings[0].imported or "", require_api=False)
-    if located is None:
-        return []
-    return facts.project.follow(*located, _definitions) or []
 
 
 def _finder_of(facts: ModuleFacts) -> CaptureFinder:

@@ -11,21 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from checker.elsewhere import Elsewhere
 from checker.facts.inference import Inference
 from checker.facts.registrations import Form, Registration
-from checker.facts.scopes import BindingKind, ScopeTree
-
-if TYPE_CHECKING:
-    from checker.facts.module import ModuleFacts
-    from checker.project import Project
-
-#: Re-exports followed from the registering module to the defining one.
-_MAX_HOPS = 4
+from checker.facts.scopes import Binding, BindingKind, ScopeTree
 
 
 @dataclass(frozen=True)
@@ -49,9 +41,9 @@ def handoffs(registrations: Sequence[Registration], inference: Inference) -> Ite
             continue
         assert isinstance(argument, (cst.Name, cst.Attribute))
         for qualified in sorted(inference.qualified_names(argument, registration.scope)):
-            found = _definition(project, inference.path, qualified, _MAX_HOPS)
-            if found is not None:
-                yield Handoff(registration, found[0], found[1])
+            found = project.origin(inference.path, qualified)
+            if found is not None and _is_def_or_class(found[2]):
+                yield Handoff(registration, found[0].path, found[1])
                 break
 
 
@@ -82,22 +74,5 @@ def _imported_here(argument: cst.CSTNode, registration: Registration, inference:
     return bool(bindings) and all(binding.kind is BindingKind.IMPORT for binding in bindings)
 
 
-def _definition(project: Project, importer: str, qualified: str, hops: int) -> tuple[str, str] | None:
-    """(module path, name) of the def or class ``qualified`` names, through re-exports."""
-    found = project.lookup(importer, qualified, require_api=False)
-    if found is None or hops == 0:
-        return None
-    facts, attribute = found
-    return project.follow(facts, attribute, lambda facts, name: _defined_in(project, facts, name, hops))
-
-
-def _defined_in(project: Project, facts: ModuleFacts, name: str, hops: int) -> tuple[str, str] | None:
-    bindings = facts.tree.module.bindings.get(name, [])
-    if len(bindings) != 1:
-        return None
-    binding = bindings[0]
-    if binding.kind in (BindingKind.FUNCTION, BindingKind.CLASS):
-        return facts.path, name
-    if binding.kind is BindingKind.IMPORT and binding.imported:
-        return _definition(project, facts.path, binding.imported, hops - 1)
-    return None
+def _is_def_or_class(bindings: list[Binding]) -> bool:
+    return len(bindings) == 1 and bindings[0].kind in (BindingKind.FUNCTION, BindingKind.CLASS)
