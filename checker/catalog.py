@@ -1,10 +1,9 @@
-"""The rule catalogue: every code with its name, severity and default, without the rules.
+"""The code table: every code with its name, severity and default, written once.
 
-Choosing rules, validating a configuration and answering from the cache need only
-these facts, while the rule classes (:mod:`checker.rules`) import libcst and the
-analysis, which cost more than a whole run answered from the cache. So the facts are
-written here a second time; ``tests/checker/test_catalog.py`` fails when they differ
-from what the rule classes say.
+The rule classes (:mod:`checker.rules`) take their name, severity and default from
+here, and so do selection, configuration, the documentation, the cache and
+``runtime_guard``. Those need only this table, while the rule classes import libcst and
+the analysis, which cost more than a whole run answered from the cache.
 
 ``PLANNED`` names codes that DESIGN.md reserves but that are not implemented yet, so
 that configuration and ``# noqa`` comments naming them are accepted today. Codes are
@@ -56,5 +55,8 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("AIG503", "needs-custom-op", Severity.ERROR),
     PARSE_ERROR,
 )
+
+#: The table by code.
+BY_CODE: dict[str, RuleInfo] = {info.code: info for info in RULES}
 
 PLANNED: dict[str, str] = {}

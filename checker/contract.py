@@ -35,6 +35,25 @@ CLAUSE_TEXT = {
 }
 
 
+class Consequence(enum.Enum):
+    """What torch does when a clause is broken: worded once, for the checker's and the
+    runtime guard's messages about the same mistake."""
+
+    CAPTURED_TENSOR_FAILS = "captured-tensor-fails"
+    STATE_FROZEN = "state-frozen"
+    RESULT_GRAPH_BREAKS = "result-graph-breaks"
+
+
+#: Measured in shared/evidence/dynamo/FINDINGS.md sections 1a, 1b and 3.
+CONSEQUENCE_TEXT = {
+    Consequence.CAPTURED_TENSOR_FAILS: "compiling fails with 'Please convert all Tensors to FakeTensors first'",
+    Consequence.STATE_FROZEN: "aot_eager and inductor freeze the value read at compile time and never see a change",
+    Consequence.RESULT_GRAPH_BREAKS: (
+        "Dynamo graph-breaks with 'torch.* op returned non-Tensor' and traces the body instead, losing the registration"
+    ),
+}
+
+
 class Verdict(enum.Enum):
     """What torch 2.13 does with a value of some type at the allow_in_graph boundary."""
 

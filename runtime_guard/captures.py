@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from checker.contract import CLAUSE_TEXT, Clause
+from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
 from runtime_guard.values import UserClass, describe, user_class
 
 
@@ -51,12 +51,12 @@ class CaptureFinding:
         if self.code == "AIG301":
             return (
                 f"reads {self.what} '{name}' from {origin} ({describe(self.capture.value)}); the contract says "
-                f"{CLAUSE_TEXT[Clause.CAPTURES]}; compiling fails with 'Please convert all Tensors to FakeTensors "
-                f"first', and a laundered use (.tolist(), .shape) is frozen silently; pass '{name}' as an argument"
+                f"{CLAUSE_TEXT[Clause.CAPTURES]}; {CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}, "
+                f"and a laundered use (.tolist(), .shape) is frozen silently; pass '{name}' as an argument"
             )
         return (
             f"reads {self.what} '{name}' from {origin}{self.why}; Dynamo does not guard on what the function "
-            f"reads, so aot_eager and inductor keep the value seen at compile time (no warning, no recompile); "
+            f"reads, so {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]} (no warning, no recompile); "
             f"pass '{name}' (or what is read from it) as an argument"
         )
 

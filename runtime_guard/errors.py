@@ -14,21 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The kebab-case names of the codes the guard reports (the same as the static rules).
-CODE_NAMES = {
-    "AIG101": "unproxyable-parameter",
-    "AIG102": "hard-error-parameter",
-    "AIG201": "unproxyable-return",
-    "AIG202": "baked-scalar-return",
-    "AIG301": "captured-tensor",
-    "AIG302": "captured-mutable-state",
-    "AIG303": "laundered-capture",
-    "AIG401": "recreated-closure",
-    "AIG402": "ineffective-registration",
-    "AIG403": "callable-instance",
-    "AIG404": "registration-in-compiled-region",
-    "AIG405": "not-callable",
-}
+from checker.catalog import BY_CODE
 
 
 @dataclass(frozen=True)
@@ -46,7 +32,7 @@ class Violation:
 
     @property
     def name(self) -> str:
-        return CODE_NAMES[self.code]
+        return BY_CODE[self.code].name
 
     @property
     def message(self) -> str:

@@ -19,8 +19,9 @@ import torch._dynamo
 import torch._dynamo.testing
 import torch.utils._pytree as pytree
 
+from checker.catalog import BY_CODE
 from runtime_guard.api import allow_in_graph
-from runtime_guard.errors import CODE_NAMES, ContractViolation, Violation
+from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.modes import strict
 from runtime_guard.registry import registry
 
@@ -141,7 +142,7 @@ def _code_of(error: BaseException) -> str | None:
             return seen.code
         seen = seen.__cause__ or seen.__context__
     match = _CODE.search(str(error))
-    return match[1] if match and match[1] in CODE_NAMES else None
+    return match[1] if match and match[1] in BY_CODE else None
 
 
 def _captured_scalars(function: Callable[..., Any]) -> list[tuple[str, Callable[[], Any], Callable[[Any], None]]]:

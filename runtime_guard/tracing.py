@@ -18,7 +18,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
-from checker.contract import CLAUSE_TEXT, Clause
+from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
 
 #: Tensor methods and properties that turn a tensor into Python data (AIG303).
 LAUNDERING = frozenset({"tolist", "numpy", "item", "shape", "size", "__float__", "__int__", "__bool__", "__index__"})
@@ -47,12 +47,12 @@ class Foreign:
         if self.code == "AIG303":
             return (
                 f"converts the captured {used} to Python data with {self.op}; the contract says "
-                f"{CLAUSE_TEXT[Clause.CAPTURES]}; aot_eager and inductor freeze the result at compile time and never "
-                f"see later changes; pass the tensor as an argument"
+                f"{CLAUSE_TEXT[Clause.CAPTURES]}; {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]}; "
+                f"pass the tensor as an argument"
             )
         return (
-            f"uses the captured {used} in {self.op}; the contract says {CLAUSE_TEXT[Clause.CAPTURES]}; compiling "
-            f"fails with 'Please convert all Tensors to FakeTensors first'; pass it as an argument"
+            f"uses the captured {used} in {self.op}; the contract says {CLAUSE_TEXT[Clause.CAPTURES]}; "
+            f"{CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}; pass it as an argument"
         )
 
 

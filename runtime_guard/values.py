@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from checker import contract
-from checker.contract import CLAUSE_TEXT, USER_CLASSES, Clause, Entry, UserClass, Verdict
+from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, USER_CLASSES, Clause, Consequence, Entry, UserClass, Verdict
 
 #: Exact types accepted at the top level without further look: the per-call fast path.
 FAST_ARGUMENTS = frozenset({torch.Tensor, torch.nn.Parameter, int, float, bool, type(None), torch.dtype, torch.device})
@@ -122,7 +122,7 @@ _CONSEQUENCE = {
         "convert it with torch.as_tensor before the call"
     ),
     "AIG201": lambda e: (
-        f"{CLAUSE_TEXT[Clause.OUTPUTS]}; Dynamo graph-breaks ({e.note or e.verdict.value}); "
+        f"{CLAUSE_TEXT[Clause.OUTPUTS]}; {CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]} ({e.note or e.verdict.value}); "
         "return tensors, or tuples and lists of tensors"
     ),
     "AIG202": lambda e: (

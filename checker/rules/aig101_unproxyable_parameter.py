@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.contract import CLAUSE_TEXT, Clause, Verdict
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 
@@ -50,8 +49,6 @@ class UnproxyableParameter(Rule):
     """
 
     code = "AIG101"
-    name = "unproxyable-parameter"
-    severity = Severity.WARNING
     summary = "A parameter is annotated with a type that graph-breaks (nn.Module, Callable, plain class, ...)."
 
     invalid = (

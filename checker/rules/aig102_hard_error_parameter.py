@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.contract import Verdict
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 
@@ -47,8 +46,6 @@ class HardErrorParameter(Rule):
     """
 
     code = "AIG102"
-    name = "hard-error-parameter"
-    severity = Severity.ERROR
     summary = "A parameter is annotated np.ndarray, which fails compilation."
 
     invalid = (

@@ -8,7 +8,6 @@ import libcst as cst
 
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import TargetKind
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 #: ctx attributes that hold tensors saved by an autograd forward.
@@ -54,8 +53,6 @@ class AutogradCtxParameter(Rule):
     """
 
     code = "AIG103"
-    name = "autograd-ctx-parameter"
-    severity = Severity.ERROR
     summary = "A registered function takes an autograd ctx and reads saved tensors from it."
 
     valid = (

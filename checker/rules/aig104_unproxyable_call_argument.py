@@ -12,7 +12,6 @@ from checker.facts.annotations import user_class_category
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Scope
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -60,8 +59,6 @@ class UnproxyableCallArgument(Rule):
     """
 
     code = "AIG104"
-    name = "unproxyable-call-argument"
-    severity = Severity.WARNING
     summary = "A call of a registered function passes a function, module, plain object or ndarray."
 
     invalid = (

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.contract import CLAUSE_TEXT, Clause, Verdict
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 
@@ -47,10 +46,7 @@ class UndocumentedParameterType(Rule):
     """
 
     code = "AIG105"
-    name = "undocumented-parameter-type"
-    severity = Severity.INFO
     summary = "A parameter type works but is undocumented (str, dict, Enum, ...); only with doc-strict."
-    default_enabled = False
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, param, judgement in judged_parameters(facts, Verdict.WORKS):

@@ -7,9 +7,8 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker import contract
-from checker.contract import USER_CLASSES, Verdict
+from checker.contract import CONSEQUENCE_TEXT, USER_CLASSES, Consequence, Verdict
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._results import result_bodies, returned
 from checker.rules.base import Report, Rule, report
 
@@ -51,8 +50,6 @@ class UnproxyableReturn(Rule):
     """
 
     code = "AIG201"
-    name = "unproxyable-return"
-    severity = Severity.WARNING
     summary = "The return annotation or a returned value is a dict, set, str, bool, dtype, object or function."
 
     invalid = (
@@ -123,6 +120,6 @@ class UnproxyableReturn(Rule):
 
 
 _CONSEQUENCE = (
-    "Dynamo graph-breaks with 'torch.* op returned non-Tensor' and traces the body instead, losing the "
-    "registration; return tensors (or None, lists and tuples of them) and compute the rest outside"
+    f"{CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]}; return tensors (or None, lists and tuples of them) "
+    "and compute the rest outside"
 )

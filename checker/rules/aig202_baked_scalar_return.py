@@ -9,7 +9,6 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Scope
 from checker.facts.targets import Body
-from checker.findings import Severity
 from checker.rules._results import returned
 from checker.rules.base import Report, Rule, report
 
@@ -55,8 +54,6 @@ class BakedScalarReturn(Rule):
     """
 
     code = "AIG202"
-    name = "baked-scalar-return"
-    severity = Severity.ERROR
     summary = "Returns a Python number (or a tuple/list holding one) that is frozen at compile time."
 
     invalid = (

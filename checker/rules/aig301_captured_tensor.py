@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.contract import CLAUSE_TEXT, Clause
+from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 _CLAUSE = f"the contract says {CLAUSE_TEXT[Clause.CAPTURES]}"
@@ -61,8 +60,6 @@ class CapturedTensor(Rule):
     """
 
     code = "AIG301"
-    name = "captured-tensor"
-    severity = Severity.ERROR
     summary = "A registered function reads a tensor, parameter, buffer or module that is not an argument."
 
     invalid = (
@@ -175,6 +172,6 @@ class CapturedTensor(Rule):
                 *capture.lead(),
                 f"reads {what} '{capture.name}' from {capture.origin}",
                 *where,
-                f"; {_CLAUSE} (compiling fails with 'Please convert all Tensors to FakeTensors first'); "
+                f"; {_CLAUSE} ({CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}); "
                 f"pass '{capture.name}' as an argument",
             )

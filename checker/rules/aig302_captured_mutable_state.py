@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from checker.contract import CONSEQUENCE_TEXT, Consequence
 from checker.facts.captures import DEFAULT_ORIGIN, Capture
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 _ALWAYS_MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
@@ -62,8 +62,6 @@ class CapturedMutableState(Rule):
     """
 
     code = "AIG302"
-    name = "captured-mutable-state"
-    severity = Severity.ERROR
     summary = "A registered function reads non-tensor state that can change after compilation."
 
     invalid = (
@@ -146,7 +144,7 @@ class CapturedMutableState(Rule):
             reason = _reason(capture)
             if reason is None:
                 continue
-            freeze = "; aot_eager and inductor freeze the value read at compile time and never see a change; "
+            freeze = f"; {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]}; "
             if capture.origin == DEFAULT_ORIGIN:
                 yield report(
                     capture.node,

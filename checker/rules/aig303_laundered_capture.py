@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
@@ -54,8 +53,6 @@ class LaunderedCapture(Rule):
     """
 
     code = "AIG303"
-    name = "laundered-capture"
-    severity = Severity.ERROR
     summary = "A registered function converts a captured tensor to Python data (.tolist(), .item(), .shape, ...)."
 
     invalid = (

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -54,8 +53,6 @@ class RecreatedClosure(Rule):
     """
 
     code = "AIG401"
-    name = "recreated-closure"
-    severity = Severity.ERROR
     summary = "The registered callable is a closure re-created by a function (factory, __init__, forward)."
 
     invalid = (

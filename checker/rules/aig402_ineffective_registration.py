@@ -8,7 +8,6 @@ import libcst as cst
 
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import Target, TargetKind
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -123,8 +122,6 @@ class IneffectiveRegistration(Rule):
     """
 
     code = "AIG402"
-    name = "ineffective-registration"
-    severity = Severity.WARNING
     summary = "The registration is silently ignored (bound method, method, classmethod, partial, nn.Module, ...)."
 
     invalid = (

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import TargetKind
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -52,8 +51,6 @@ class CallableInstance(Rule):
     """
 
     code = "AIG403"
-    name = "callable-instance"
-    severity = Severity.ERROR
     summary = "The registered object is an instance of a class with __call__."
 
     invalid = (

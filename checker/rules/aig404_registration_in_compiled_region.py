@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -53,8 +52,6 @@ class RegistrationInCompiledRegion(Rule):
     """
 
     code = "AIG404"
-    name = "registration-in-compiled-region"
-    severity = Severity.WARNING
     summary = "allow_in_graph is called inside a function that is compiled."
 
     invalid = (

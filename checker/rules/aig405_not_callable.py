@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import TargetKind
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -50,8 +49,6 @@ class NotCallable(Rule):
     """
 
     code = "AIG405"
-    name = "not-callable"
-    severity = Severity.ERROR
     summary = "The registered value is a literal or otherwise not callable."
 
     invalid = (

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules.base import Report, Rule, report
 
 
@@ -51,8 +50,6 @@ class ConflictingMarkers(Rule):
     """
 
     code = "AIG406"
-    name = "conflicting-markers"
-    severity = Severity.ERROR
     summary = "The registered function is also marked nonstrict_trace, leaf_function, disallow_in_graph or disable."
 
     invalid = (

@@ -9,7 +9,6 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations import Form
 from checker.facts.scopes import BindingKind, Scope
-from checker.findings import Severity
 from checker.rules.base import Fix, Report, Rule, report
 
 _PRIVATE = frozenset({"torch._dynamo.allow_in_graph", "torch._dynamo.decorators.allow_in_graph"})
@@ -56,8 +55,6 @@ class PrivateApi(Rule):
     """
 
     code = "AIG407"
-    name = "private-api"
-    severity = Severity.INFO
     summary = "torch._dynamo.allow_in_graph is used where torch.compiler.allow_in_graph is public (autofix)."
     fixable = True
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import EventKind
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
 
@@ -54,8 +53,6 @@ class TraceTimeSideEffect(Rule):
     """
 
     code = "AIG501"
-    name = "trace-time-side-effect"
-    severity = Severity.WARNING
     summary = "print, logging, warnings, file I/O, global/nonlocal assignment or captured-state mutation in the body."
 
     invalid = (

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import EventKind
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
 
@@ -52,8 +51,6 @@ class DataDependentPython(Rule):
     """
 
     code = "AIG502"
-    name = "data-dependent-python"
-    severity = Severity.WARNING
     summary = "Python control flow on tensor values, bool(t), .item()/.tolist() of inputs in the body."
 
     invalid = (

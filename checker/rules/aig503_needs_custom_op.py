@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import EventKind
 from checker.facts.module import ModuleFacts
-from checker.findings import Severity
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
 
@@ -54,8 +53,6 @@ class NeedsCustomOp(Rule):
     """
 
     code = "AIG503"
-    name = "needs-custom-op"
-    severity = Severity.ERROR
     summary = ".numpy(), .data_ptr(), numpy/scipy/cupy/ctypes calls on tensors: use torch.library.custom_op."
 
     invalid = (

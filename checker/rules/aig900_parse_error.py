@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.findings import Severity
 from checker.rules.base import Report, Rule
 
 
@@ -41,8 +40,6 @@ class ParseError(Rule):
     """
 
     code = "AIG900"
-    name = "parse-error"
-    severity = Severity.ERROR
     summary = "The file cannot be read or parsed; the run goes on."
 
     def check(self, facts: object) -> Iterator[Report]:

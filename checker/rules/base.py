@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from checker.catalog import BY_CODE
 from checker.findings import Severity
 
 if TYPE_CHECKING:
@@ -56,19 +57,25 @@ def report(node: cst.CSTNode, *parts: str | cst.CSTNode, fix: Fix | None = None)
 
 
 class Rule:
-    """Base class of every rule. Subclasses set the class attributes and ``check``."""
+    """Base class of every rule. Subclasses set ``code``, ``summary`` and ``check``; the
+    name, severity and default come from the code table, :mod:`checker.catalog`."""
 
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity]
     summary: ClassVar[str]
     #: Off unless selected explicitly (or, for documented-only rules, by ``doc-strict``).
-    default_enabled: ClassVar[bool] = True
+    default_enabled: ClassVar[bool]
     #: Whether its reports can carry a ``Fix``.
     fixable: ClassVar[bool] = False
     #: Extra examples beyond the docstring's, run as tests.
     invalid: ClassVar[tuple[str, ...]] = ()
     valid: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        info = BY_CODE[cls.code]
+        cls.name, cls.severity, cls.default_enabled = info.name, info.severity, info.default_enabled
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         raise NotImplementedError

@@ -1,0 +1,56 @@
+"""The guard reports the checker's codes, named as the one code table names them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from checker.catalog import BY_CODE
+from runtime_guard.errors import Violation
+
+GUARD = Path(__file__).resolve().parents[2] / "runtime_guard"
+_CODE = re.compile(r"AIG\d{3}")
+
+
+def _codes_in_guard_sources() -> set[str]:
+    """Every AIG code written in a string anywhere in runtime_guard's sources."""
+    found: set[str] = set()
+    for path in GUARD.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.update(_CODE.findall(node.value))
+    return found
+
+
+def test_the_guard_reports_only_codes_of_the_table() -> None:
+    codes = _codes_in_guard_sources()
+    assert codes, "the guard's sources name no code at all: the scan is broken"
+    assert codes <= BY_CODE.keys(), f"codes the table does not know: {sorted(codes - BY_CODE.keys())}"
+
+
+@pytest.mark.parametrize("code", sorted(_codes_in_guard_sources()))
+def test_a_violation_is_named_and_worded_as_the_table_says(code: str) -> None:
+    violation = Violation(code, "pkg.f", "pkg.py:3", "what was found")
+    assert violation.name == BY_CODE[code].name
+    assert f"{code} {BY_CODE[code].name}:" in violation.message
+
+
+def test_the_guard_keeps_no_copy_of_the_table() -> None:
+    """No dict literal in runtime_guard maps codes to names (the copy that used to drift)."""
+    for path in GUARD.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict):
+                pairs = [
+                    (key.value, value.value)
+                    for key, value in zip(node.keys, node.values, strict=True)
+                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant)
+                ]
+                names = [
+                    (k, v)
+                    for k, v in pairs
+                    if isinstance(k, str) and _CODE.fullmatch(k) and v in {info.name for info in BY_CODE.values()}
+                ]
+                assert not names, f"{path.name}:{node.lineno} repeats the code table"
