@@ -73,9 +73,16 @@ class Rule:
     valid: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
+        """Name, severity and default come from the code table; only a stand-in for a code
+        outside it (a test's) gives its own."""
         super().__init_subclass__(**kwargs)
-        info = BY_CODE[cls.code]
-        cls.name, cls.severity, cls.default_enabled = info.name, info.severity, info.default_enabled
+        info = BY_CODE.get(cls.code)
+        for attribute in ("name", "severity", "default_enabled"):
+            if attribute in cls.__dict__:
+                continue
+            if info is None:
+                raise TypeError(f"{cls.__name__}: {cls.code} is not in checker/catalog.py; add it there")
+            setattr(cls, attribute, getattr(info, attribute))
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         raise NotImplementedError

@@ -66,3 +66,21 @@ def test_a_run_answered_from_the_cache_imports_neither_the_rules_nor_libcst(tmp_
 
 def test_importing_the_command_line_imports_neither_the_rules_nor_libcst() -> None:
     assert _run("--version")[2] == "[]"
+
+
+def test_no_rule_module_repeats_the_table() -> None:
+    """A rule class gives its code only: name, severity and default are the table's."""
+    import ast
+
+    for path in sorted((REPO / "checker" / "rules").glob("aig*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                assigned = {
+                    target.id
+                    for statement in node.body
+                    if isinstance(statement, (ast.Assign, ast.AnnAssign))
+                    for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+                    if isinstance(target, ast.Name)
+                }
+                repeated = assigned & {"name", "severity", "default_enabled"}
+                assert not repeated, f"{path.name}: {node.name} sets {sorted(repeated)}; the code table has them"
