@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from projects import RULES, assert_marked, check, run, write
 
-from checker import cli
 from checker.engine import check_path
 from checker.facts.captures import HELPER_DEPTH
-from checker.findings import Finding
-from checker.rules import ALL_RULES
-
-RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
 
 HELPERS = """\
 import torch
@@ -25,26 +20,12 @@ def normalize(x):
 """
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def findings(path: Path) -> list[Finding]:
-    report = check_path(path, RULES)
-    assert report.internal_error is None, report.internal_error
-    return list(report.findings)
-
-
-def codes(path: Path) -> list[tuple[int, str]]:
-    return [(finding.line, finding.code) for finding in findings(path)]
-
-
-def ops(import_line: str, call: str) -> str:
-    """A registered function on line 6 that calls ``call`` on line 7."""
-    return f"import torch\n{import_line}\n\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return {call}\n"
+def ops(import_line: str, call: str, marker: str = "") -> str:
+    """A registered function on line 6 that calls ``call`` on line 7, where ``marker`` is expected."""
+    comment = f"  # {marker}" if marker else ""
+    return (
+        f"import torch\n{import_line}\n\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return {call}{comment}\n"
+    )
 
 
 SPELLINGS = {
@@ -64,11 +45,10 @@ def test_foreign_helper_reading_a_tensor_is_reported_at_the_call(tmp_path: Path,
         {
             "pkg/__init__.py": "from .helpers import normalize\n",
             "pkg/helpers.py": HELPERS,
-            "pkg/ops.py": ops(import_line, call),
+            "pkg/ops.py": ops(import_line, call, "AIG301"),
         },
     )
-    (finding,) = findings(tmp_path / "pkg/ops.py")
-    assert (finding.line, finding.code) == (7, "AIG301")
+    (finding,) = check(tmp_path, "pkg/ops.py")
     assert finding.message.startswith(  # the helper is named as its def names it
         "scaled: calls normalize() (line 7), which is defined in helpers.py:5 and reads tensor 'W' "
         "from the module scope of helpers.py (line 3); the contract says"
@@ -110,13 +90,12 @@ def test_foreign_mutable_state(tmp_path: Path) -> None:
 
                 @torch.compiler.allow_in_graph
                 def scaled(x):
-                    y = configured(x)
-                    return rescaled(y)
+                    y = configured(x)  # AIG302
+                    return rescaled(y)  # AIG302
                 """,
         },
     )
-    dict_read, float_read = findings(tmp_path / "pkg/ops.py")
-    assert [(f.line, f.code) for f in (dict_read, float_read)] == [(6, "AIG302"), (7, "AIG302")]
+    dict_read, float_read = check(tmp_path, "pkg/ops.py")
     assert dict_read.message.startswith(
         "scaled: calls configured() (line 6), which is defined in state.py:4 and reads mutable container 'CONFIG' "
         "from the module scope of state.py (line 1), which can be changed in place; aot_eager and inductor"
@@ -134,11 +113,10 @@ def test_foreign_laundered_tensor(tmp_path: Path) -> None:
         {
             "pkg/__init__.py": "",
             "pkg/helpers.py": "import torch\n\nW = torch.ones(4)\n\ndef as_list(x):\n    return W.tolist()\n",
-            "pkg/ops.py": ops("from .helpers import as_list", "torch.tensor(as_list(x))"),
+            "pkg/ops.py": ops("from .helpers import as_list", "torch.tensor(as_list(x))", "AIG303"),
         },
     )
-    (finding,) = findings(tmp_path / "pkg/ops.py")
-    assert (finding.line, finding.code) == (7, "AIG303")
+    (finding,) = check(tmp_path, "pkg/ops.py")
     assert "which is defined in helpers.py:5 and uses .tolist() of captured tensor 'W'" in finding.message
     assert "from the module scope of helpers.py (line 3)" in finding.message
 
@@ -165,11 +143,10 @@ def test_two_hops_through_other_modules(tmp_path: Path) -> None:
                 def inner(x):
                     return x * W
                 """,
-            "pkg/a.py": ops("from .b import helper", "helper(x)"),
+            "pkg/a.py": ops("from .b import helper", "helper(x)", "AIG301"),
         },
     )
-    (finding,) = findings(tmp_path / "pkg/a.py")
-    assert (finding.line, finding.code) == (7, "AIG301")
+    (finding,) = check(tmp_path, "pkg/a.py")
     assert finding.message.startswith(
         "scaled: calls helper() (line 7), which is defined in b.py:3 and calls helper2() (b.py:4), "
         "which is defined in c.py:5 and calls inner() (c.py:6), which is defined in c.py:8 and reads tensor 'W' "
@@ -190,7 +167,7 @@ def test_reported_at_the_call_that_leaves_the_checked_module(tmp_path: Path) -> 
                 from .helpers import normalize
 
                 def local(x):
-                    return normalize(x)
+                    return normalize(x)  # AIG301
 
                 @torch.compiler.allow_in_graph
                 def scaled(x):
@@ -198,8 +175,7 @@ def test_reported_at_the_call_that_leaves_the_checked_module(tmp_path: Path) -> 
                 """,
         },
     )
-    (finding,) = findings(tmp_path / "pkg/ops.py")
-    assert (finding.line, finding.code) == (5, "AIG301")
+    (finding,) = check(tmp_path, "pkg/ops.py")
     assert finding.message.startswith(
         "scaled: calls local() (line 9), which calls normalize() (line 5), which is defined in helpers.py:5 and "
     )
@@ -212,10 +188,10 @@ def test_paths_are_relative_to_the_checked_file(tmp_path: Path) -> None:
             "pkg/__init__.py": "",
             "pkg/helpers.py": HELPERS,
             "pkg/sub/__init__.py": "",
-            "pkg/sub/ops.py": ops("from ..helpers import normalize", "normalize(x)"),
+            "pkg/sub/ops.py": ops("from ..helpers import normalize", "normalize(x)", "AIG301"),
         },
     )
-    (finding,) = findings(tmp_path / "pkg/sub/ops.py")
+    (finding,) = check(tmp_path, "pkg/sub/ops.py")
     assert (
         "which is defined in ../helpers.py:5 and reads tensor 'W' from the module scope of ../helpers.py (line 3)"
         in (finding.message)
@@ -242,10 +218,10 @@ def test_import_cycle_between_helper_modules_ends_quietly(tmp_path: Path) -> Non
                 def pong(n):
                     return ping(n) * TABLE
                 """,
-            "pkg/a.py": ops("from .b import ping", "ping(x)"),
+            "pkg/a.py": ops("from .b import ping", "ping(x)", "AIG301"),
         },
     )
-    assert codes(tmp_path / "pkg/a.py") == [(7, "AIG301")]  # pong's read, once
+    check(tmp_path, "pkg/a.py")  # pong's read, once
 
 
 def test_cycle_back_into_the_checked_module(tmp_path: Path) -> None:
@@ -266,7 +242,7 @@ def test_cycle_back_into_the_checked_module(tmp_path: Path) -> None:
                 W = torch.ones(4)
 
                 def local(x):
-                    return ping(x) * W
+                    return ping(x) * W  # AIG301
 
                 @torch.compiler.allow_in_graph
                 def scaled(x):
@@ -274,8 +250,7 @@ def test_cycle_back_into_the_checked_module(tmp_path: Path) -> None:
                 """,
         },
     )
-    (finding,) = findings(tmp_path / "pkg/a.py")
-    assert (finding.line, finding.code) == (7, "AIG301")
+    (finding,) = check(tmp_path, "pkg/a.py")
     assert finding.message.startswith(
         "scaled: calls ping() (line 11), which is defined in b.py:3 and calls local() (b.py:4), "
         "which reads tensor 'W' from the module scope (line 4); "
@@ -296,28 +271,30 @@ UNRESOLVABLE = {
 def test_unresolvable_imports_give_nothing(tmp_path: Path, import_line: str, call: str) -> None:
     write(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "helpers.py": HELPERS})
     write(tmp_path, {"pkg/ops.py": ops(import_line, call)})
-    assert codes(tmp_path / "pkg/ops.py") == []
+    assert check(tmp_path, "pkg/ops.py") == []
 
 
-def _hops(count: int) -> dict[str, str]:
-    """``pkg/m1.py`` .. ``pkg/m{count}.py``: each ``hop`` calls the next module's; the last reads W."""
+def _hops(count: int, marker: str = "") -> dict[str, str]:
+    """``pkg/m1.py`` .. ``pkg/m{count}.py``: each ``hop`` calls the next module's; the last reads W.
+
+    ``marker`` is expected at the call in ``pkg/ops.py``.
+    """
     files = {"pkg/__init__.py": ""}
     for index in range(1, count):
         files[f"pkg/m{index}.py"] = (
             f"from .m{index + 1} import hop as next_hop\n\ndef hop(x):\n    return next_hop(x)\n"
         )
     files[f"pkg/m{count}.py"] = HELPERS.replace("normalize", "hop")
-    files["pkg/ops.py"] = ops("from .m1 import hop", "hop(x)")
+    files["pkg/ops.py"] = ops("from .m1 import hop", "hop(x)", marker)
     return files
 
 
 def test_depth_limit_across_modules(tmp_path: Path) -> None:
-    write(tmp_path / "deep_enough", _hops(HELPER_DEPTH))
-    write(tmp_path / "too_deep", _hops(HELPER_DEPTH + 1))
-    (finding,) = findings(tmp_path / "deep_enough/pkg/ops.py")
-    assert (finding.line, finding.code) == (7, "AIG301")
+    deep_enough = write(tmp_path / "deep_enough", _hops(HELPER_DEPTH, "AIG301"))
+    too_deep = write(tmp_path / "too_deep", _hops(HELPER_DEPTH + 1))
+    (finding,) = check(deep_enough, "pkg/ops.py")
     assert finding.message.count("which is defined in") == HELPER_DEPTH
-    assert codes(tmp_path / "too_deep/pkg/ops.py") == []
+    assert check(too_deep, "pkg/ops.py") == []
 
 
 def test_clean_foreign_helper(tmp_path: Path) -> None:
@@ -337,21 +314,28 @@ def test_clean_foreign_helper(tmp_path: Path) -> None:
             "pkg/ops.py": ops("from .helpers import normalize", "normalize(x, x)"),
         },
     )
-    assert codes(tmp_path / "pkg/ops.py") == []
+    assert check(tmp_path, "pkg/ops.py") == []
 
 
 def test_foreign_helper_registered_in_its_own_module(tmp_path: Path) -> None:
-    registered = HELPERS.replace("def normalize", "@torch.compiler.allow_in_graph\ndef normalize")
     write(
         tmp_path,
         {
             "pkg/__init__.py": "",
-            "pkg/helpers.py": registered,
+            "pkg/helpers.py": """\
+                import torch
+
+                W = torch.ones(4)
+
+                @torch.compiler.allow_in_graph
+                def normalize(x):
+                    return x * W  # AIG301
+                """,
             "pkg/ops.py": ops("from .helpers import normalize", "normalize(x)"),
         },
     )
-    assert codes(tmp_path / "pkg/ops.py") == []
-    assert codes(tmp_path / "pkg/helpers.py") == [(7, "AIG301")]
+    assert check(tmp_path, "pkg/ops.py") == []
+    check(tmp_path, "pkg/helpers.py")
 
 
 def test_same_module_helper_as_before(tmp_path: Path) -> None:
@@ -365,7 +349,7 @@ def test_same_module_helper_as_before(tmp_path: Path) -> None:
                 W = torch.ones(4)
 
                 def local(x):
-                    return x * W
+                    return x * W  # AIG301
 
                 @torch.compiler.allow_in_graph
                 def scaled(x):
@@ -373,8 +357,7 @@ def test_same_module_helper_as_before(tmp_path: Path) -> None:
                 """,
         },
     )
-    (finding,) = findings(tmp_path / "pkg/ops.py")
-    assert (finding.line, finding.code) == (6, "AIG301")
+    (finding,) = check(tmp_path, "pkg/ops.py")
     assert finding.message.startswith(
         "scaled: calls local() (line 10), which reads tensor 'W' from the module scope (line 3); the contract says"
     )
@@ -392,7 +375,7 @@ def test_registered_helper_behind_a_foreign_helper(tmp_path: Path) -> None:
 
                 @torch.compiler.allow_in_graph
                 def inner(x):
-                    return x * W
+                    return x * W  # AIG301
 
                 def outer(x):
                     return inner(x)
@@ -400,26 +383,24 @@ def test_registered_helper_behind_a_foreign_helper(tmp_path: Path) -> None:
             "pkg/a.py": ops("from .b import outer", "outer(x)"),
         },
     )
-    assert codes(tmp_path / "pkg/a.py") == []
-    assert codes(tmp_path / "pkg/b.py") == [(7, "AIG301")]
+    assert check(tmp_path, "pkg/a.py") == []
+    check(tmp_path, "pkg/b.py")
 
 
-def test_the_cache_notices_an_edited_helper_two_imports_away(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_cache_notices_an_edited_helper_two_imports_away(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(
         tmp_path,
         {
             "pkg/__init__.py": "",
             "pkg/b.py": "from .c import normalize\n\ndef helper(x):\n    return normalize(x)\n",
             "pkg/c.py": HELPERS,
-            "pkg/a.py": ops("from .b import helper", "helper(x)"),
+            "pkg/a.py": ops("from .b import helper", "helper(x)", "AIG301"),
         },
     )
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["-q", "--isolated", "--cache-dir", "cache", "pkg/a.py"]) == 1
-    assert "AIG301" in capsys.readouterr().out
+    status, found = run("-q", "--isolated", "--cache-dir", "cache", "pkg/a.py")
+    assert status == 1
+    assert_marked(tmp_path, found)
     # The helper no longer reads W: the cached result of a.py must not be reused.
     (tmp_path / "pkg/c.py").write_text(HELPERS.replace("x * W", "x * 2"))
-    assert cli.main(["-q", "--isolated", "--cache-dir", "cache", "pkg/a.py"]) == 0
-    assert "AIG301" not in capsys.readouterr().out
+    assert run("-q", "--isolated", "--cache-dir", "cache", "pkg/a.py") == (0, [])

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from projects import RULES, assert_marked, check, run, write
 
-from checker import cli
 from checker.engine import check_path
-from checker.rules import ALL_RULES
 
-RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
 ALIAS = """
 try:
     from torch.compiler import allow_in_graph as maybe_allow_in_graph
@@ -27,21 +24,13 @@ W = torch.ones(4)
 
 @{decorator}
 def scaled(x):
-    return x * W
+    return x * W{marker}
 """
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def codes(path: Path) -> list[tuple[int, str]]:
-    report = check_path(path, RULES)
-    assert report.internal_error is None, report.internal_error
-    return [(finding.line, finding.code) for finding in report.findings]
+def user(import_line: str, decorator: str, marker: str = "") -> str:
+    """``USER``: ``scaled``, registered with ``decorator``, reads ``W``; ``marker`` is expected on that line."""
+    return USER.format(import_line=import_line, decorator=decorator, marker=f"  # {marker}" if marker else "")
 
 
 SPELLINGS = {
@@ -54,18 +43,18 @@ SPELLINGS = {
 }
 
 
-@pytest.mark.parametrize(("user", "import_line", "decorator"), SPELLINGS.values(), ids=SPELLINGS.keys())
-def test_alias_imported_from_another_module(tmp_path: Path, user: str, import_line: str, decorator: str) -> None:
+@pytest.mark.parametrize(("path", "import_line", "decorator"), SPELLINGS.values(), ids=SPELLINGS.keys())
+def test_alias_imported_from_another_module(tmp_path: Path, path: str, import_line: str, decorator: str) -> None:
     write(
         tmp_path,
         {
             "pkg/__init__.py": "from .utils import maybe_allow_in_graph\n",
             "pkg/sub/__init__.py": "",
             "pkg/utils.py": ALIAS,
-            user: USER.format(import_line=import_line, decorator=decorator),
+            path: user(import_line, decorator, "AIG301"),
         },
     )
-    assert codes(tmp_path / user) == [(9, "AIG301")]
+    check(tmp_path, path)
 
 
 def test_src_layout_and_wrapper_functions(tmp_path: Path) -> None:
@@ -86,11 +75,11 @@ def test_src_layout_and_wrapper_functions(tmp_path: Path) -> None:
                 def scale(x, k):
                     return x * k
 
-                double = allow_in_graph_as("double", functools.partial(scale, k=2.0))
+                double = allow_in_graph_as("double", functools.partial(scale, k=2.0))  # AIG402
             """,
         },
     )
-    assert codes(tmp_path / "src/lib/kernels.py") == [(8, "AIG402")]
+    check(tmp_path, "src/lib/kernels.py")
 
 
 def test_cycles_and_unresolvable_imports_end_quietly(tmp_path: Path) -> None:
@@ -100,13 +89,12 @@ def test_cycles_and_unresolvable_imports_end_quietly(tmp_path: Path) -> None:
             "pkg/__init__.py": "",
             "pkg/a.py": "from .b import allow_in_graph_b as allow_in_graph_a\n",
             "pkg/b.py": "from .a import allow_in_graph_a as allow_in_graph_b\n",
-            "pkg/user.py": USER.format(
-                import_line="from .a import allow_in_graph_a\nfrom .missing import allow_in_graph_x",
-                decorator="allow_in_graph_a",
+            "pkg/user.py": user(
+                "from .a import allow_in_graph_a\nfrom .missing import allow_in_graph_x", "allow_in_graph_a"
             ),
         },
     )
-    assert codes(tmp_path / "pkg/user.py") == []
+    assert check(tmp_path, "pkg/user.py") == []
 
 
 def test_imports_outside_the_package_are_never_followed(tmp_path: Path) -> None:
@@ -116,39 +104,31 @@ def test_imports_outside_the_package_are_never_followed(tmp_path: Path) -> None:
             "other/__init__.py": "",
             "other/utils.py": ALIAS,
             "pkg/__init__.py": "",
-            "pkg/ops.py": USER.format(
-                import_line="from other.utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
-            ),
+            "pkg/ops.py": user("from other.utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
         },
     )
-    assert codes(tmp_path / "pkg/ops.py") == []
+    assert check(tmp_path, "pkg/ops.py") == []
 
 
-def test_the_cache_notices_a_changed_alias_module(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
-) -> None:
+def test_the_cache_notices_a_changed_alias_module(tmp_path: Path, monkeypatch) -> None:
     write(
         tmp_path,
         {
             "pkg/__init__.py": "",
             "pkg/utils.py": ALIAS,
-            "pkg/ops.py": USER.format(
-                import_line="from .utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
-            ),
+            "pkg/ops.py": user("from .utils import maybe_allow_in_graph", "maybe_allow_in_graph", "AIG301"),
         },
     )
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["-q", "--cache-dir", "cache", "pkg"]) == 1
-    assert "AIG301" in capsys.readouterr().out
+    status, found = run("-q", "--cache-dir", "cache", "pkg")
+    assert status == 1
+    assert_marked(tmp_path, found)
     # The alias module no longer registers anything: the cached result must not be reused.
     (tmp_path / "pkg/utils.py").write_text("def maybe_allow_in_graph(fn):\n    return fn  # no allow_in_graph here\n")
-    assert cli.main(["-q", "--cache-dir", "cache", "pkg"]) == 0
-    assert "AIG301" not in capsys.readouterr().out
+    assert run("-q", "--cache-dir", "cache", "pkg") == (0, [])
 
 
-def test_files_that_only_mention_a_project_alias_are_checked(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
-) -> None:
+def test_files_that_only_mention_a_project_alias_are_checked(tmp_path: Path, monkeypatch) -> None:
     write(
         tmp_path,
         {
@@ -166,22 +146,20 @@ def test_files_that_only_mention_a_project_alias_are_checked(
 
                 @register
                 def scaled(x):
-                    return x * W
+                    return x * W  # AIG301
             """,
             "lib/unrelated.py": "def register_hooks():\n    pass\n",
         },
     )
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["-q", "--no-cache", "lib"]) == 1
-    out = capsys.readouterr().out
-    assert "lib/kernels.py:9:16: AIG301" in out
+    status, found = run("-q", "--no-cache", "lib")
+    assert status == 1
+    assert_marked(tmp_path, found)
     # The pre-filter alone would not have read kernels.py: it never mentions the API.
     assert "allow_in_graph" not in (tmp_path / "lib/kernels.py").read_text()
 
 
-def test_a_file_that_talks_about_the_api_and_registers_through_an_alias_is_checked(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
-) -> None:
+def test_a_file_that_talks_about_the_api_and_registers_through_an_alias_is_checked(tmp_path: Path, monkeypatch) -> None:
     # The first pass skips kernels.py (its only mention of the API is a comment) and
     # caches that; the second pass, looking for ``register``, must not take the cached skip.
     write(
@@ -197,14 +175,15 @@ def test_a_file_that_talks_about_the_api_and_registers_through_an_alias_is_check
 
                 @register  # our allow_in_graph
                 def scaled(x):
-                    return x * W
+                    return x * W  # AIG301
             """,
         },
     )
     monkeypatch.chdir(tmp_path)
     for _ in range(2):  # cold, then from the cache
-        assert cli.main(["-q", "--cache-dir", "cache", "lib"]) == 1
-        assert "lib/kernels.py:9:16: AIG301" in capsys.readouterr().out
+        status, found = run("-q", "--cache-dir", "cache", "lib")
+        assert status == 1
+        assert_marked(tmp_path, found)
 
 
 def test_values_and_base_classes_imported_from_other_modules(tmp_path: Path) -> None:
@@ -223,21 +202,19 @@ def test_values_and_base_classes_imported_from_other_modules(tmp_path: Path) -> 
 
                 @torch.compiler.allow_in_graph
                 def normed(x):
-                    return x / (x.norm() + EPS) * W * SCALES["k"]
+                    return x / (x.norm() + EPS) * W * SCALES["k"]  # AIG301 AIG302
 
-                @torch.compiler.allow_in_graph
+                @torch.compiler.allow_in_graph  # AIG402
                 class Block(ModelMixin):
                     def forward(self, x):
                         return x
             """,
         },
     )
-    assert codes(tmp_path / "pkg/blocks.py") == [(9, "AIG301"), (9, "AIG302"), (11, "AIG402")]
+    check(tmp_path, "pkg/blocks.py")
 
 
-def test_the_cache_notices_a_change_two_imports_away(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
-) -> None:
+def test_the_cache_notices_a_change_two_imports_away(tmp_path: Path, monkeypatch) -> None:
     # ops imports the alias from api, which re-exports it from utils: utils is a dependency too.
     write(
         tmp_path,
@@ -245,17 +222,15 @@ def test_the_cache_notices_a_change_two_imports_away(
             "pkg/__init__.py": "",
             "pkg/utils.py": ALIAS,
             "pkg/api.py": "from .utils import maybe_allow_in_graph\n",
-            "pkg/ops.py": USER.format(
-                import_line="from .api import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
-            ),
+            "pkg/ops.py": user("from .api import maybe_allow_in_graph", "maybe_allow_in_graph", "AIG301"),
         },
     )
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["-q", "--cache-dir", "cache", "pkg/ops.py"]) == 1
-    assert "AIG301" in capsys.readouterr().out
+    status, found = run("-q", "--cache-dir", "cache", "pkg/ops.py")
+    assert status == 1
+    assert_marked(tmp_path, found)
     (tmp_path / "pkg/utils.py").write_text("def maybe_allow_in_graph(fn):\n    return fn  # no allow_in_graph here\n")
-    assert cli.main(["-q", "--cache-dir", "cache", "pkg/ops.py"]) == 0
-    assert "AIG301" not in capsys.readouterr().out
+    assert run("-q", "--cache-dir", "cache", "pkg/ops.py") == (0, [])
 
 
 def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path: Path, monkeypatch) -> None:
@@ -266,9 +241,7 @@ def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path
         {
             "pkg/__init__.py": "",
             "pkg/utils.py": ALIAS,
-            "pkg/ops.py": USER.format(
-                import_line="from .utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
-            ),
+            "pkg/ops.py": user("from .utils import maybe_allow_in_graph", "maybe_allow_in_graph", "AIG301"),
         },
     )
     parsed: list[str] = []
@@ -280,8 +253,8 @@ def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path
 
     monkeypatch.setattr(libcst, "parse_module", counting_parse)
     monkeypatch.setattr("checker.project.cst.parse_module", counting_parse)
-    assert codes(tmp_path / "pkg/ops.py") == [(9, "AIG301")]  # parses utils.py as its import
-    assert codes(tmp_path / "pkg/utils.py") == []
+    check(tmp_path, "pkg/ops.py")  # parses utils.py as its import
+    assert check(tmp_path, "pkg/utils.py") == []
     assert parsed == ["ops", "utils"]
 
 
@@ -295,9 +268,7 @@ def test_an_import_too_deeply_nested_for_libcst_is_not_parsed(tmp_path: Path) ->
         {
             "pkg/__init__.py": "",
             "pkg/utils.py": ALIAS + "NESTED = " + "(" * depth + ")" * depth + "\n",
-            "pkg/ops.py": USER.format(
-                import_line="from .utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
-            ),
+            "pkg/ops.py": user("from .utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
         },
     )
     done = subprocess.run(
@@ -362,17 +333,17 @@ def test_names_re_exported_through_other_modules_are_followed(tmp_path: Path) ->
                 import torch
                 from .attention import Attention, W
 
-                @torch.compiler.allow_in_graph
+                @torch.compiler.allow_in_graph  # AIG402
                 class HiDreamAttention(Attention):
                     pass
 
                 @torch.compiler.allow_in_graph
                 def scaled(x):
-                    return x * W
+                    return x * W  # AIG301
             """,
         },
     )
-    assert codes(tmp_path / "pkg/blocks.py") == [(5, "AIG402"), (11, "AIG301")]
+    check(tmp_path, "pkg/blocks.py")
 
 
 def test_re_exports_in_a_cycle_end_quietly(tmp_path: Path) -> None:
@@ -385,7 +356,7 @@ def test_re_exports_in_a_cycle_end_quietly(tmp_path: Path) -> None:
             "pkg/user.py": "import torch\nfrom .a import X\n\n@torch.compiler.allow_in_graph\nclass Y(X):\n    pass\n",
         },
     )
-    assert codes(tmp_path / "pkg/user.py") == []
+    assert check(tmp_path, "pkg/user.py") == []
 
 
 def test_namespace_packages_resolve_absolute_imports(tmp_path: Path) -> None:
@@ -394,9 +365,9 @@ def test_namespace_packages_resolve_absolute_imports(tmp_path: Path) -> None:
         tmp_path,
         {
             "src/nsp/core/utils.py": ALIAS,
-            "src/nsp/models/ops.py": USER.format(
-                import_line="from nsp.core.utils import maybe_allow_in_graph", decorator="maybe_allow_in_graph"
+            "src/nsp/models/ops.py": user(
+                "from nsp.core.utils import maybe_allow_in_graph", "maybe_allow_in_graph", "AIG301"
             ),
         },
     )
-    assert codes(tmp_path / "src/nsp/models/ops.py") == [(9, "AIG301")]
+    check(tmp_path, "src/nsp/models/ops.py")
