@@ -23,9 +23,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import checker
-from checker.elsewhere import Elsewhere
-from checker.engine import FileReport
+from checker.engine import FileReport, Outcome
 from checker.findings import Finding, Severity
+from checker.links import Elsewhere, Links, Place, Registrar, Via
 
 CACHE_DIR_NAME = ".aigcheck_cache"
 _FORMAT = "1"
@@ -50,18 +50,18 @@ class Cache:
         digest.update(data)
         return digest.hexdigest()
 
-    def get(self, key: str) -> FileReport | None:
+    def get(self, key: str) -> Outcome | None:
         try:
             stored = json.loads(self._entry(key).read_text(encoding="utf-8"))
-            report = _decode(stored)
+            outcome = _decode(stored)
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
             return None
         self.hits += 1
-        return report
+        return outcome
 
-    def put(self, key: str, report: FileReport) -> None:
-        if report.internal_error is not None:
+    def put(self, key: str, outcome: Outcome) -> None:
+        if outcome.report.internal_error is not None:
             return  # a crash is not a result worth keeping
         entry = self._entry(key)
         try:
@@ -69,7 +69,7 @@ class Cache:
             with tempfile.NamedTemporaryFile(
                 "w", encoding="utf-8", dir=entry.parent, prefix=".tmp-", delete=False
             ) as stream:
-                json.dump(_encode(report), stream)
+                json.dump(_encode(outcome), stream)
             os.replace(stream.name, entry)
         except OSError:
             pass  # a cache that cannot be written only costs time
@@ -99,21 +99,39 @@ def checker_digest() -> str:
     return digest.hexdigest()
 
 
-def _encode(report: FileReport) -> dict[str, object]:
+def _encode(outcome: Outcome) -> dict[str, object]:
+    report, links = outcome.report, outcome.links
     return {
         "path": report.path,
         "parsed": report.parsed,
         "suppressed": report.suppressed,
         "findings": [finding.as_dict() for finding in report.findings],
-        "dependencies": [list(dependency) for dependency in report.dependencies],
-        "exports": list(report.exports),
-        "handoffs": [
-            [path, elsewhere.name, elsewhere.spelling, elsewhere.where] for path, elsewhere in report.handoffs
-        ],
+        "dependencies": [list(dependency) for dependency in links.dependencies],
+        "exports": list(links.exports),
+        "handoffs": [[path, *_encode_elsewhere(elsewhere)] for path, elsewhere in links.handoffs],
     }
 
 
-def _decode(stored: dict[str, object]) -> FileReport:
+def _encode_elsewhere(elsewhere: Elsewhere) -> list[object]:
+    registrar, where = elsewhere.registrar, elsewhere.where
+    return [
+        elsewhere.name,
+        [registrar.spelled, registrar.via.value, registrar.index, registrar.alias, registrar.module],
+        [where.path, where.line],
+    ]
+
+
+def _decode_elsewhere(name: object, registrar: list[object], where: list[object]) -> Elsewhere:
+    spelled, via, index, alias, module = registrar
+    path, line = where
+    return Elsewhere(
+        str(name),
+        Registrar(str(spelled), Via(via), int(index), str(alias), str(module)),  # type: ignore[call-overload]
+        Place(str(path), int(line)),  # type: ignore[call-overload]
+    )
+
+
+def _decode(stored: dict[str, object]) -> Outcome:
     findings = []
     for item in stored["findings"]:  # type: ignore[union-attr]
         fields = dict(item)  # type: ignore[call-overload]
@@ -122,18 +140,21 @@ def _decode(stored: dict[str, object]) -> FileReport:
     dependencies = tuple((str(path), str(digest)) for path, digest in stored["dependencies"])  # type: ignore[union-attr]
     if changed(dict(dependencies)):
         raise ValueError("a file this result depends on has changed")
-    return FileReport(
+    report = FileReport(
         str(stored["path"]),
         tuple(findings),
         parsed=bool(stored["parsed"]),
         suppressed=int(stored["suppressed"]),
+    )
+    links = Links(
+        exports=tuple(str(name) for name in stored["exports"]),  # type: ignore[attr-defined]
         dependencies=dependencies,
-        exports=tuple(str(name) for name in stored.get("exports", ())),  # type: ignore[attr-defined]
         handoffs=tuple(
-            (str(path), Elsewhere(str(name), str(spelling), str(where)))
-            for path, name, spelling, where in stored.get("handoffs", ())  # type: ignore[attr-defined]
+            (str(path), _decode_elsewhere(name, registrar, where))
+            for path, name, registrar, where in stored["handoffs"]  # type: ignore[attr-defined]
         ),
     )
+    return Outcome(report, links)
 
 
 def changed(consulted: dict[str, str]) -> bool:

@@ -28,6 +28,7 @@ from checker.cache import CACHE_DIR_NAME
 from checker.config import ConfigError
 from checker.discovery import MissingPathError
 from checker.findings import Severity
+from checker.options import RunOptions
 from checker.reporters import REPORTERS
 from checker.run import (
     EXIT_CLEAN,
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.explain is not None:
             write(sys.stdout, explain(args.explain))
             return EXIT_CLEAN
-        return check(args)
+        return check(options(args))
     except (UsageError, SelectionError, MissingPathError, ConfigError, BaselineError) as error:
         write(sys.stderr, f"{PROG}: error: {error}\n")
         return EXIT_ERROR
@@ -178,6 +179,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--explain", metavar="CODE", help="show a rule's documentation (code or name) and exit")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
+
+
+def options(args: argparse.Namespace) -> RunOptions:
+    """The parsed command line as the frozen options of one run."""
+    return RunOptions(
+        paths=tuple(args.paths),
+        select=tuple(args.select) if args.select is not None else None,
+        extend_select=tuple(args.extend_select),
+        ignore=tuple(args.ignore),
+        doc_strict=args.doc_strict,
+        config=args.config,
+        isolated=args.isolated,
+        exclude=tuple(args.exclude),
+        force_exclude=args.force_exclude,
+        stdin_filename=args.stdin_filename,
+        output_format=args.output_format,
+        fail_on=args.fail_on,
+        exit_zero=args.exit_zero,
+        show_source=args.show_source,
+        statistics=args.statistics,
+        report_unused_noqa=args.report_unused_noqa,
+        quiet=args.quiet,
+        fix=args.fix,
+        diff=args.diff,
+        baseline=args.baseline,
+        write_baseline=args.write_baseline,
+        jobs=args.jobs,
+        no_cache=args.no_cache,
+        cache_dir=args.cache_dir,
+    )
 
 
 def _positive(text: str) -> int:

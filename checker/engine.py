@@ -6,6 +6,12 @@ failure to read or parse becomes an AIG900 finding and the run goes on; a crash 
 the checker itself is returned as ``internal_error`` so the caller can say so and
 exit 2 without losing the other files' findings.
 
+What the file tells about the rest of the project (registrar aliases it exports,
+registrations it hands to other files, the files it depends on) comes back beside the
+report, as :class:`~checker.links.Links`, for the session that runs the passes across
+modules (:mod:`checker.session`). Other modules are read through a project index
+(:class:`checker.project.Project`), given by the caller or made for the one file.
+
 libcst, the analysis and the rules are imported on the first parse, not with this
 module: a run answered from the cache (or by the pre-filter) needs only
 :class:`FileReport`, and importing them would make such a run nearly twice as long.
@@ -17,14 +23,13 @@ import hashlib
 import traceback
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.catalog import PARSE_ERROR
-from checker.elsewhere import Elsewhere
 from checker.findings import Finding
 from checker.fingerprints import fingerprinted
+from checker.links import Elsewhere, Links, Place
 from checker.mentions import may_register
 from checker.noqa import Hit, NoqaIndex, UnusedNoqa
 from checker.source import (
@@ -47,9 +52,8 @@ if TYPE_CHECKING:
     from checker.rules.base import Fix
 
 
-@cache
-def project() -> Project:
-    """The project's other modules, parsed on demand and kept for this process."""
+def new_index() -> Project:
+    """A project index of its own, for a caller that keeps none."""
     from checker.project import Project
 
     return Project()
@@ -59,9 +63,8 @@ def import_analysis() -> None:
     """Import now what parsing needs (libcst, the analysis, the rules), not on the first parse."""
     import checker.fixes
     import checker.positions
+    import checker.project
     import checker.rules  # noqa: F401 - imports every rule, and the facts they use
-
-    project()
 
 
 @dataclass(frozen=True)
@@ -78,17 +81,16 @@ class FileReport:
     fixed_source: str | None = None
     encoding: str = "utf-8"
     fixed: int = 0
-    #: Module-level names this file binds to a registrar (``register = allow_in_graph``),
-    #: which make other files that mention them candidates too.
-    exports: tuple[str, ...] = ()
-    #: Other files of the project the result depends on (path, sha256): the modules
-    #: that imported registrars were resolved into.
-    dependencies: tuple[tuple[str, str], ...] = ()
     #: With ``unused_noqa=True``: the suppression comments that suppressed nothing.
     unused_noqa: tuple[UnusedNoqa, ...] = ()
-    #: Registrations here of defs and classes defined in other files of the project:
-    #: (that file's resolved path, what to check it with).
-    handoffs: tuple[tuple[str, Elsewhere], ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The report of one file, and what it found about the rest of the project."""
+
+    report: FileReport
+    links: Links = Links()
 
 
 def check_path(
@@ -98,15 +100,29 @@ def check_path(
     *,
     fix: bool = False,
     unused_noqa: bool = False,
+    index: Project | None = None,
 ) -> FileReport:
+    """The report of :func:`analyse_path`."""
+    return analyse_path(path, rules, display_path, fix=fix, unused_noqa=unused_noqa, index=index).report
+
+
+def analyse_path(
+    path: Path,
+    rules: Sequence[Rule],
+    display_path: str | None = None,
+    *,
+    fix: bool = False,
+    unused_noqa: bool = False,
+    index: Project | None = None,
+) -> Outcome:
     """Check one file on disk; unreadable files become AIG900."""
     shown = display_path or str(path)
     candidate = read_candidate(path)
     if candidate is None:
-        return FileReport(shown)
+        return Outcome(FileReport(shown))
     if isinstance(candidate, Unanalysable):
-        return unanalysable(shown, _codes(rules), candidate)
-    return check_source(candidate, shown, rules, fix=fix, unused_noqa=unused_noqa)
+        return Outcome(unanalysable(shown, _codes(rules), candidate))
+    return analyse_source(candidate, shown, rules, fix=fix, unused_noqa=unused_noqa, index=index)
 
 
 def check_source(
@@ -118,42 +134,65 @@ def check_source(
     unused_noqa: bool = False,
     prefilter: Prefilter = API_ONLY,
     elsewhere: Sequence[Elsewhere] = (),
+    index: Project | None = None,
 ) -> FileReport:
+    """The report of :func:`analyse_source`."""
+    return analyse_source(
+        data, path, rules, fix=fix, unused_noqa=unused_noqa, prefilter=prefilter, elsewhere=elsewhere, index=index
+    ).report
+
+
+def analyse_source(
+    data: bytes,
+    path: str,
+    rules: Sequence[Rule],
+    *,
+    fix: bool = False,
+    unused_noqa: bool = False,
+    prefilter: Prefilter = API_ONLY,
+    elsewhere: Sequence[Elsewhere] = (),
+    index: Project | None = None,
+) -> Outcome:
     """Check the bytes of one Python file, shown as ``path`` in findings.
 
     With ``fix``, findings whose rule offers a fix are fixed instead of reported, and
     the fixed source comes back in ``fixed_source``. Nothing is written here. With
     ``unused_noqa``, the suppression comments that suppressed nothing come back too.
-    ``elsewhere``: registrations of this file's defs and classes made by other files.
+    ``elsewhere``: registrations of this file's defs and classes made by other files;
+    ``index``: the project's other modules (one is made for this file when None).
     """
     if not prefilter.matches(data):
-        return FileReport(path)
+        return Outcome(FileReport(path))
     if len(data) > MAX_FILE_BYTES:
-        return unanalysable(path, _codes(rules), too_large(len(data)))
+        return Outcome(unanalysable(path, _codes(rules), too_large(len(data))))
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}"))
+        return Outcome(unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}")))
     try:
         digest = hashlib.sha256(data).hexdigest()
-        report = _check_text(text, path, rules, fix, unused_noqa, digest, prefilter, tuple(elsewhere))
+        modules = index if index is not None else new_index()
+        outcome = _check_text(text, path, rules, modules, fix, unused_noqa, digest, prefilter, tuple(elsewhere))
     except RecursionError:
-        return unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse"))
+        return Outcome(unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse")))
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
-        return FileReport(path, internal_error=traceback.format_exc())
-    return replace(report, encoding=source_encoding(data)) if report.fixed_source is not None else report
+        return Outcome(FileReport(path, internal_error=traceback.format_exc()))
+    if outcome.report.fixed_source is None:
+        return outcome
+    return replace(outcome, report=replace(outcome.report, encoding=source_encoding(data)))
 
 
 def _check_text(
     text: str,
     path: str,
     rules: Sequence[Rule],
+    modules: Project,
     fix: bool = False,
     unused_noqa: bool = False,
     digest: str = "",
     prefilter: Prefilter = API_ONLY,
     elsewhere: tuple[Elsewhere, ...] = (),
-) -> FileReport:
+) -> Outcome:
     import libcst as cst  # imported lazily: most files never get here
 
     from checker.facts.module import ModuleFacts
@@ -162,30 +201,31 @@ def _check_text(
 
     gate = python_gate(text)
     if gate.refused is not None:
-        return unanalysable(path, _codes(rules), gate.refused)
+        return Outcome(unanalysable(path, _codes(rules), gate.refused))
     if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
-        return FileReport(path)  # the API is only talked about (comments, docstrings, messages)
+        return Outcome(FileReport(path))  # the API is only talked about (comments, docstrings, messages)
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
-    modules = project()
     facts = modules.parsed(path, digest) if digest and not elsewhere else None
     if facts is None:
         try:
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as error:
-            return unanalysable(path, _codes(rules), syntax_error(gate, error))
-        facts = ModuleFacts(module, path, project=modules, elsewhere=elsewhere)
+            return Outcome(unanalysable(path, _codes(rules), syntax_error(gate, error)))
+        facts = ModuleFacts(module, path, index=modules, elsewhere=elsewhere)
         if not elsewhere:
             modules.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
     module = facts.module
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     exports = facts.registrars.exported()
     handing = facts.handoffs
+    # After the rules and the handoffs: both may have consulted other modules.
+    dependencies = tuple(sorted(modules.dependencies(path).items()))
     if not raw and not handing and not unused_noqa:
-        return FileReport(path, parsed=True, dependencies=_dependencies(path), exports=exports)
+        return Outcome(FileReport(path, parsed=True), Links(exports, dependencies))
     sites = [handoff.registration.site for handoff in handing]
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)] + sites)
     handoffs = tuple(
-        (h.path, Elsewhere(h.name, h.registration.spelling, f"{path}:{spans[h.registration.site][0][0]}"))
+        (h.path, Elsewhere(h.name, h.registration.registrar, Place(path, spans[h.registration.site][0][0])))
         for h in handing
     )
     noqa = NoqaIndex.from_text(text)
@@ -216,7 +256,7 @@ def _check_text(
             findings.add(finding)
     ordered = sorted(findings, key=Finding.sort_key)
     fixed_source = apply_fixes(module, fixes) if fixes else None
-    return FileReport(
+    report = FileReport(
         path,
         tuple(fingerprinted(ordered, split_lines(text))),
         parsed=True,
@@ -224,14 +264,8 @@ def _check_text(
         fixed_source=fixed_source if fixed_source != text else None,
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
-        dependencies=_dependencies(path),
-        exports=exports,
-        handoffs=handoffs,
     )
-
-
-def _dependencies(path: str) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(project().dependencies(path).items()))
+    return Outcome(report, Links(exports, dependencies, handoffs))
 
 
 def _codes(rules: Iterable[Rule]) -> set[str]:

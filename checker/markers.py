@@ -19,7 +19,13 @@ def expected(source: str) -> Counter[tuple[int, str]]:
     """(line, code) -> how many findings the comments on that line expect."""
     counts: Counter[tuple[int, str]] = Counter()
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type == tokenize.COMMENT and not token.string.lstrip("# ").lower().startswith("noqa"):
+        if token.type == tokenize.COMMENT and not _suppression(token.string):
             for code in _CODE.findall(token.string):
                 counts[(token.start[0], code)] += 1
     return counts
+
+
+def _suppression(comment: str) -> bool:
+    """``# noqa: AIG301`` and ``# aigcheck: noqa: AIG301`` name codes without expecting them."""
+    text = comment.lstrip("# ").lower()
+    return text.startswith(("noqa", "aigcheck:"))

@@ -1,13 +1,12 @@
-"""The checked project beyond one file: the modules an import names, parsed on demand.
+"""The project index: the checked project beyond one file, its modules parsed on demand.
 
-Nothing is imported. An import resolves to a file by path alone: relative imports
-from the importing file's folder, absolute ones only inside the importing file's own
-top-level package, regular or namespace (so a project's ``from pkg.utils import x``
-resolves, while ``numpy`` or ``torch`` never lead outside it). Parsed modules are cached for the
-process, and a checked file that was parsed earlier as another file's import is not
-parsed again; a module whose facts are being built is not entered again, so import
-cycles end. Which modules each module's facts consulted is recorded, so that the
-cache can tell when a result depends on a file that changed.
+It implements :class:`checker.facts.module.ModuleIndex`, the questions the facts of one
+module ask about the others; the facts never see it otherwise. Nothing is imported: an
+import resolves to a file by path alone (:mod:`checker.packages`). Parsed modules are
+cached for the process, and a checked file that was parsed earlier as another file's
+import is not parsed again; a module whose facts are being built is not entered again,
+so import cycles end. Which modules each module's facts consulted is recorded, so that
+the cache can tell when a result depends on a file that changed.
 """
 
 from __future__ import annotations
@@ -18,16 +17,21 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import libcst as cst
 
+from checker.facts.captures import Helper
+from checker.facts.classes import ClassModel
+from checker.facts.handoffs import Origin
+from checker.facts.kinds import Inferred
+from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Binding, BindingKind
+from checker.facts.targets import Body
+from checker.links import Registrar
 from checker.mentions import class_only_names, may_register
+from checker.packages import candidates
 from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
-
-if TYPE_CHECKING:
-    from checker.facts.module import ModuleFacts
 
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
@@ -91,7 +95,7 @@ class Project:
         """
         key = (str(Path(importer).parent), qualified)
         if key not in self._candidates:
-            self._candidates[key] = _candidates(Path(importer), qualified)
+            self._candidates[key] = candidates(Path(importer), qualified)
         for module_path, attribute in self._candidates[key]:
             if require_api and not self._may_bind_registrar(module_path, attribute):
                 continue
@@ -121,18 +125,55 @@ class Project:
         cached = self._outlines.get(key)
         return cached is not None and cached[0] == stamp and cached[1].registers
 
-    def origin(self, importer: str, qualified: str) -> tuple[ModuleFacts, str, list[Binding]] | None:
+    # -- the questions of ModuleIndex --------------------------------------------
+
+    def origin(self, importer: str, qualified: str) -> Origin | None:
+        found = self._bound(importer, qualified)
+        return None if found is None else Origin(found.facts.path, found.name, found.bindings)
+
+    def kind(self, importer: str, qualified: str) -> Inferred | None:
+        found = self.lookup(importer, qualified, require_api=False)
+        return None if found is None else self.follow(*found, _kind_at_top_level)
+
+    def registrar(self, importer: str, qualified: str) -> Registrar | None:
+        found = self.lookup(importer, qualified)
+        if found is None:
+            return None
+        facts, attribute = found
+        registrar = self.follow(facts, attribute, _registrar_named)
+        if registrar is None:
+            return None
+        return Registrar(registrar.spelled, registrar.via, registrar.index, attribute, Path(facts.path).name)
+
+    def class_model(self, node: cst.ClassDef) -> ClassModel | None:
+        owner = self.owner_of(node)
+        return None if owner is None else owner.inference.class_model(node)
+
+    def helpers(self, importer: str, qualified: str) -> list[Helper]:
+        found = self._bound(importer, qualified)
+        if found is None:
+            return []  # not a module of the project (numpy, torch, a missing file)
+        facts = found.facts
+        return [
+            Helper(Body(binding.definition, facts.tree.scope_of[binding.definition]), facts.capture_finder)
+            for binding in found.bindings
+            if binding.kind is BindingKind.FUNCTION and isinstance(binding.definition, cst.FunctionDef)
+        ]
+
+    # -- following imports ----------------------------------------------------------
+
+    def _bound(self, importer: str, qualified: str) -> _Bound | None:
         """The module that binds an imported name itself, the name there and its top-level
         bindings: re-exports (``from .impl import f`` in ``__init__.py``) are followed on,
         and a cycle of them ends with None."""
         found = self.lookup(importer, qualified, require_api=False)
-        return None if found is None else self.follow(*found, self._origin_in)
+        return None if found is None else self.follow(*found, self._bound_in)
 
-    def _origin_in(self, facts: ModuleFacts, name: str) -> tuple[ModuleFacts, str, list[Binding]] | None:
+    def _bound_in(self, facts: ModuleFacts, name: str) -> _Bound | None:
         bindings = facts.tree.module.bindings.get(name, [])
         if len(bindings) == 1 and bindings[0].kind is BindingKind.IMPORT and bindings[0].imported:
-            return self.origin(facts.path, bindings[0].imported)
-        return facts, name, bindings
+            return self._bound(facts.path, bindings[0].imported)
+        return _Bound(facts, name, tuple(bindings))
 
     def follow(self, facts: ModuleFacts, attribute: str, step: Callable[[ModuleFacts, str], T]) -> T | None:
         """Ask ``step`` about ``attribute`` of ``facts`` unless that is already being asked
@@ -193,8 +234,6 @@ class Project:
 
     def _parse(self, path: Path, require_api: bool = True, vetted: bool = False) -> ModuleFacts | None:
         """``vetted``: CPython's parser already found the file safe for libcst."""
-        from checker.facts.module import ModuleFacts
-
         try:
             data = path.read_bytes()
             if require_api and PREFILTER not in data:
@@ -207,9 +246,32 @@ class Project:
             module = cst.parse_module(text)
         except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError, cst.ParserSyntaxError):
             return None
-        facts = ModuleFacts(module, str(path), project=self)
+        facts = ModuleFacts(module, str(path), index=self)
         facts.digest = hashlib.sha256(data).hexdigest()
         return facts
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """Where an imported name is bound itself: the module's facts, the name, its bindings."""
+
+    facts: ModuleFacts
+    name: str
+    bindings: tuple[Binding, ...]
+
+
+def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
+    inferred = facts.inference.infer_name(attribute, facts.tree.module)
+    if not inferred.known:
+        # A re-export (``from .attention_processor import Attention`` in attention.py):
+        # follow it on; Project.follow ends import cycles.
+        return facts.inference.imported_kind(attribute, facts.tree.module)
+    return inferred
+
+
+def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
+    """The registrar a module binds to ``attribute`` at its top level, if any."""
+    return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
 
 
 @dataclass(frozen=True)
@@ -243,63 +305,3 @@ def _stamp(path: Path) -> Stamp | None:
 
 def _key(path: str) -> str:
     return str(Path(path).resolve())
-
-
-def _candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
-    """(module file, attribute) pairs ``qualified`` may name, the longest module first."""
-    dots = len(qualified) - len(qualified.lstrip("."))
-    parts = qualified[dots:].split(".") if qualified[dots:] else []
-    if dots:
-        base = importer.parent
-        for _ in range(dots - 1):
-            base = base.parent
-    else:
-        base = _package_root(importer, parts[0]) if parts else None
-        if base is None:
-            return []
-    found = []
-    for cut in range(len(parts), -1, -1):
-        module, attribute = parts[:cut], ".".join(parts[cut:])
-        if not attribute or "." in attribute:
-            continue
-        folder = base.joinpath(*module)
-        for candidate in (folder.with_suffix(".py") if module else None, folder / "__init__.py"):
-            if candidate is not None and candidate.is_file() and candidate.resolve() != importer.resolve():
-                found.append((candidate, attribute))
-    return found
-
-
-def module_name(path: str) -> str | None:
-    """The dotted name a file is imported as (``pkg/sub/mod.py`` -> ``pkg.sub.mod``), from
-    its ``__init__.py`` chain; None outside a package."""
-    file = Path(path).resolve()
-    package = _top_package(file)
-    if package is None:
-        return None
-    parts = file.relative_to(package.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _package_root(importer: Path, name: str) -> Path | None:
-    """The folder holding package ``name`` when ``importer`` is inside it: its regular
-    package's, or for a namespace package (no ``__init__.py``), the parent of the
-    nearest enclosing folder called ``name``. Other packages are never looked into."""
-    package = _top_package(importer)
-    if package is not None and package.name == name:
-        return package.parent
-    for folder in importer.resolve().parents:
-        if folder.name == name:
-            return folder.parent
-    return None
-
-
-def _top_package(path: Path) -> Path | None:
-    """The outermost folder of the regular package that holds ``path`` (``__init__.py`` chain)."""
-    folder = path.resolve().parent
-    top = None
-    while (folder / "__init__.py").is_file():
-        top = folder
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return top

@@ -1,20 +1,20 @@
 """Carrying out one ``aigcheck`` run: check the files, fix or diff them, report.
 
-:mod:`checker.cli` turns the command line into :class:`Settings` and arguments; this
-module discovers the files, runs the engine on each, applies ``--fix``/``--diff``,
-baselines, and writes the report in the chosen format with the exit status.
+:mod:`checker.cli` turns the command line into :class:`~checker.options.RunOptions`;
+this module merges them with the configuration (:class:`Settings`), discovers the
+files, has a :class:`~checker.session.Session` check them, applies ``--fix``/``--diff``
+and baselines, and writes the report in the chosen format with the exit status.
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import os
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TextIO
@@ -23,17 +23,17 @@ from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache
 from checker.config import Config, discover_config, load_config
 from checker.discovery import DEFAULT_EXCLUDES, STDIN, DiscoveryProblem, Source, discover
-from checker.elsewhere import Elsewhere
 from checker.engine import FileReport, check_source, decode_source
 from checker.findings import Finding, Severity
 from checker.noqa import UnusedNoqa
+from checker.options import RunOptions
 from checker.progress import Progress
 from checker.reporters import REPORTERS, RenderOptions
 from checker.reporters import text as text_reporter
 from checker.reporters.text import split_lines
-from checker.schedule import Job, Options, check_files, default_workers
+from checker.schedule import Job, Options, default_workers
 from checker.selection import Layer, Selection, resolve_selection
-from checker.source import Prefilter
+from checker.session import Session
 
 PROG = "aigcheck"
 EXIT_CLEAN = 0
@@ -57,7 +57,7 @@ class Settings:
     fail_on: Severity
 
 
-def settings(args: argparse.Namespace, paths: Sequence[str]) -> Settings:
+def settings(args: RunOptions, paths: Sequence[str]) -> Settings:
     """The options over the configuration; :class:`ConfigError` or :class:`SelectionError` if unusable."""
     if args.isolated:
         config = Config()
@@ -91,8 +91,8 @@ class _Run:
     origins: dict[str, str | bytes] = field(default_factory=dict)
 
 
-def check(args: argparse.Namespace) -> int:
-    paths: list[str] = args.paths or ["."]
+def check(args: RunOptions) -> int:
+    paths: list[str] = list(args.paths) or ["."]
     if args.stdin_filename is not None and STDIN not in paths:
         raise UsageError("--stdin-filename names the source read from '-'; add '-' to the paths")
     if args.fix and not args.diff and STDIN in paths and len(set(paths)) > 1:
@@ -110,31 +110,26 @@ def check(args: argparse.Namespace) -> int:
     # mistyped path stops the run before any output.
     items = discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>")
     run = _Run()
-    files: list[Source] = []
+    options = Options(args.jobs or default_workers(), fix=args.fixing, unused_noqa=args.report_unused_noqa)
+    progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
+    session = Session(options, _cache(args, config), progress)
+    jobs: list[Job] = []
     for item in items:
         if isinstance(item, DiscoveryProblem):
             write(sys.stderr, f"{PROG}: warning: {item}\n")
         elif item.path is None:
-            _check_stdin(item, args, run_settings, run)
+            _check_stdin(item, args, run_settings, run, session)
         elif not _excluded(item, args, config):
-            files.append(item)
-    jobs = [_job(item, args, run_settings) for item in files]
-    options = Options(args.jobs or default_workers(), fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
-    progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
-    cache = _cache(args, config)
-    reports = list(check_files(jobs, options, cache, progress))
-    _second_pass(jobs, reports, options, cache)
-    _registered_elsewhere_pass(
-        files,
-        jobs,
-        reports,
-        options,
-        cache,
-        lambda source: None if _excluded(source, args, config) else _job(source, args, run_settings),
-    )
-    for item, report in zip(files, reports, strict=True):
-        run.origins[item.display] = str(item.path)
-        _absorb(item, None, report, args, run)
+            jobs.append(_job(item, args, run_settings))
+
+    def job_for(path: str) -> Job | None:
+        source = Source(path, _shown(path))
+        return None if _excluded(source, args, config) else _job(source, args, run_settings)
+
+    for checked in session.check(jobs, job_for):
+        source = Source(checked.job.path, checked.job.display)
+        run.origins[source.display] = checked.job.path
+        _absorb(source, None, checked.report, args, run)
     if progress is not None:
         progress.clear()
     if args.diff:
@@ -159,64 +154,8 @@ def check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS
 
 
-def _second_pass(jobs: list[Job], reports: list[FileReport], options: Options, cache: Cache | None) -> None:
-    """Check again, in place, the skipped files that mention an alias the first pass found."""
-    aliases = sorted({name for report in reports for name in report.exports if "allow_in_graph" not in name})
-    if not aliases:
-        return
-    again = [index for index, report in enumerate(reports) if not report.parsed and not report.findings]
-    wider = replace(options, prefilter=Prefilter(tuple(aliases)))
-    for index, report in zip(again, check_files([jobs[i] for i in again], wider, cache), strict=True):
-        reports[index] = report
-
-
-def _job(source: Source, args: argparse.Namespace, run_settings: Settings) -> Job:
+def _job(source: Source, args: RunOptions, run_settings: Settings) -> Job:
     return Job(str(source.path), source.display, _codes_for(source, args, run_settings))
-
-
-def _registered_elsewhere_pass(
-    files: list[Source],
-    jobs: list[Job],
-    reports: list[FileReport],
-    options: Options,
-    cache: Cache | None,
-    job_for: Callable[[Source], Job | None],
-) -> None:
-    """Check again the files whose defs and classes other files register, with those
-    registrations, so that their findings point at the definitions. A defining file
-    that was not among the checked ones is checked too (unless excluded)."""
-    wanted: dict[str, list[Elsewhere]] = {}
-    for report in reports:
-        for path, registration in report.handoffs:
-            if registration not in wanted.setdefault(path, []):
-                wanted[path].append(registration)
-    if not wanted:
-        return
-    checked = {os.path.abspath(job.path): index for index, job in enumerate(jobs)}  # no syscalls
-    again: list[tuple[int, Job]] = []
-    for path, registrations in sorted(wanted.items()):
-        index = checked.get(path)
-        if index is None:  # a symlinked tree, or a file that was not checked
-            index = next((i for i, job in enumerate(jobs) if _same_file(job.path, path)), None)
-        if index is None:
-            source = Source(path, _shown(path))
-            job = job_for(source)
-            if job is None:
-                continue
-            files.append(source)
-            jobs.append(job)
-            reports.append(FileReport(source.display))
-            index = len(jobs) - 1
-        again.append((index, replace(jobs[index], elsewhere=tuple(registrations))))
-    for (index, _), report in zip(again, check_files([job for _, job in again], options, cache), strict=True):
-        reports[index] = report
-
-
-def _same_file(one: str, other: str) -> bool:
-    try:
-        return os.path.samefile(one, other)
-    except OSError:
-        return False
 
 
 def _shown(path: str) -> str:
@@ -224,25 +163,27 @@ def _shown(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def _check_stdin(source: Source, args: argparse.Namespace, run_settings: Settings, run: _Run) -> None:
+def _check_stdin(source: Source, args: RunOptions, run_settings: Settings, run: _Run, session: Session) -> None:
     """'-': read once, never cached, checked in this process."""
     codes = _codes_for(source, args, run_settings)
     rules = [rule for rule in run_settings.selection.rules if rule.code in codes]
     data = sys.stdin.buffer.read()
     run.origins[source.display] = data
-    report = check_source(data, source.display, rules, fix=args.fix or args.diff, unused_noqa=args.report_unused_noqa)
+    report = check_source(
+        data, source.display, rules, fix=args.fixing, unused_noqa=args.report_unused_noqa, index=session.index
+    )
     _absorb(source, data, report, args, run)
 
 
-def _cache(args: argparse.Namespace, config: Config) -> Cache | None:
+def _cache(args: RunOptions, config: Config) -> Cache | None:
     if args.no_cache:
         return None
     return Cache(Path(args.cache_dir)) if args.cache_dir is not None else Cache.at(config.root)
 
 
-def _absorb(source: Source, data: bytes | None, report: FileReport, args: argparse.Namespace, run: _Run) -> None:
+def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOptions, run: _Run) -> None:
     """Take one file's report into the run: errors, findings, fixes."""
-    fix = args.fix or args.diff
+    fix = args.fixing
     if report.internal_error is not None:
         run.failed = True
         write(sys.stderr, f"{PROG}: internal error while checking {report.path}:\n{report.internal_error}")
@@ -258,7 +199,7 @@ def _absorb(source: Source, data: bytes | None, report: FileReport, args: argpar
         run.stdin_source = data  # nothing to fix: the source goes back unchanged
 
 
-def _excluded(source: Source, args: argparse.Namespace, config: Config) -> bool:
+def _excluded(source: Source, args: RunOptions, config: Config) -> bool:
     """Whether a file from discovery is excluded after all.
 
     Discovery applied the name patterns to what it walked; the configuration's
@@ -280,7 +221,7 @@ def _excluded(source: Source, args: argparse.Namespace, config: Config) -> bool:
     )
 
 
-def _codes_for(source: Source, args: argparse.Namespace, run_settings: Settings) -> tuple[str, ...]:
+def _codes_for(source: Source, args: RunOptions, run_settings: Settings) -> tuple[str, ...]:
     """The codes of the selected rules less those ``per-file-ignores`` turns off for this file."""
     codes = run_settings.selection.codes
     named = source.path if source.path is not None else args.stdin_filename
@@ -290,7 +231,7 @@ def _codes_for(source: Source, args: argparse.Namespace, run_settings: Settings)
     return tuple(code for code in codes if code not in ignored)
 
 
-def _apply(source: Source, data: bytes | None, report: FileReport, args: argparse.Namespace, run: _Run) -> bool:
+def _apply(source: Source, data: bytes | None, report: FileReport, args: RunOptions, run: _Run) -> bool:
     """Show (``--diff``) or write (``--fix``) one file's fixed source; whether that worked."""
     fixed = str(report.fixed_source)
     try:
@@ -321,7 +262,7 @@ def unified_diff(before: str, after: str, path: str) -> str:
     return "".join(out)
 
 
-def _finish_diff(args: argparse.Namespace, run: _Run) -> int:
+def _finish_diff(args: RunOptions, run: _Run) -> int:
     write(sys.stdout, "".join(run.diffs))
     if not args.quiet and run.fixed:
         write(sys.stderr, f"{PROG}: would fix {_count(run.fixed, 'finding')} in {_count(run.fixed_files, 'file')}\n")
@@ -330,7 +271,7 @@ def _finish_diff(args: argparse.Namespace, run: _Run) -> int:
     return EXIT_FINDINGS if run.diffs and not args.exit_zero else EXIT_CLEAN
 
 
-def _write_baseline(args: argparse.Namespace, run: _Run) -> int:
+def _write_baseline(args: RunOptions, run: _Run) -> int:
     if run.failed:
         write(sys.stderr, f"{PROG}: error: not writing {args.write_baseline}: some files could not be checked\n")
         return EXIT_ERROR
@@ -343,7 +284,7 @@ def _write_baseline(args: argparse.Namespace, run: _Run) -> int:
     return EXIT_CLEAN
 
 
-def _report(stream: TextIO, args: argparse.Namespace, run_settings: Settings, run: _Run, hidden: int) -> None:
+def _report(stream: TextIO, args: RunOptions, run_settings: Settings, run: _Run, hidden: int) -> None:
     """The findings in the chosen format, then what the text format adds after them."""
     findings = run.findings
     fmt = run_settings.output_format

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.cache import Cache
-from checker.elsewhere import Elsewhere
-from checker.engine import FileReport, check_source, import_analysis, unanalysable
+from checker.engine import FileReport, Outcome, analyse_source, import_analysis, new_index, unanalysable
+from checker.links import Elsewhere
 from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 
 if TYPE_CHECKING:
+    from checker.project import Project
     from checker.rules import Rule
 
 #: Files to parse that are read but not yet reported, at most: bounds the bytes held.
@@ -95,17 +96,31 @@ def check_files(
     options: Options,
     cache: Cache | None = None,
     progress: Callable[[int, int], None] | None = None,
+    index: Callable[[], Project] | None = None,
 ) -> Iterator[FileReport]:
     """One report per job, in order."""
-    pipeline = _Pipeline(options, cache)
+    return (outcome.report for outcome in check_outcomes(jobs, options, cache, progress, index))
+
+
+def check_outcomes(
+    jobs: Sequence[Job],
+    options: Options,
+    cache: Cache | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    index: Callable[[], Project] | None = None,
+) -> Iterator[Outcome]:
+    """One outcome per job, in order. Files checked in this process read the project
+    through the index that ``index()`` gives (a new one when None), asked only when a
+    file is parsed here; each worker process keeps its own."""
+    pipeline = _Pipeline(options, cache, index or _own_index())
     done = 0
 
-    def reported(report: FileReport) -> FileReport:
+    def reported(outcome: Outcome) -> Outcome:
         nonlocal done
         done += 1
         if progress is not None:
             progress(done, len(jobs))
-        return report
+        return outcome
 
     try:
         with quiet_gc():
@@ -122,9 +137,10 @@ class _Pipeline:
     """Files in flight, oldest first: each a report, a worker's future, or work kept
     back until it is clear whether starting workers pays."""
 
-    def __init__(self, options: Options, cache: Cache | None) -> None:
+    def __init__(self, options: Options, cache: Cache | None, index: Callable[[], Project]) -> None:
         self.options = options
         self.cache = cache
+        self.index = index
         self.pool: ProcessPoolExecutor | None = None
         self.held: list[_Slot] = []  # parse work not yet sent anywhere
         self.slots: deque[_Slot] = deque()
@@ -136,8 +152,8 @@ class _Pipeline:
 
     def add(self, job: Job) -> None:
         found = _answer_without_parsing(job, self.options, self.cache)
-        if isinstance(found, FileReport):
-            self.slots.append(_Slot(report=found))
+        if isinstance(found, Outcome):
+            self.slots.append(_Slot(outcome=found))
             return
         data, key = found
         slot = _Slot(work=(data, job, self.options), key=key)
@@ -156,7 +172,7 @@ class _Pipeline:
             # Once, here, so that the workers forked now (and those of the later passes)
             # inherit it, instead of each importing libcst and the analysis on its first file.
             import_analysis()
-        self.pool = ProcessPoolExecutor(max_workers=self.options.workers, initializer=gc.disable)
+        self.pool = ProcessPoolExecutor(max_workers=self.options.workers, initializer=_start_worker)
         for waiting in self.held:
             waiting.send(self.pool)
         self.held = []
@@ -165,8 +181,8 @@ class _Pipeline:
         """No more files: what was held back is checked here, in this process."""
         self.held = []
 
-    def ready(self, block: bool) -> Iterator[FileReport]:
-        """Reports of the oldest files that are done (waiting for the oldest when ``block``)."""
+    def ready(self, block: bool) -> Iterator[Outcome]:
+        """Outcomes of the oldest files that are done (waiting for the oldest when ``block``)."""
         while self.slots:
             slot = self.slots[0]
             if not (block or slot.done()):
@@ -175,10 +191,10 @@ class _Pipeline:
                 self._start_workers()
             self.slots.popleft()
             self.parsing -= slot.parses
-            report = slot.result()
+            outcome = slot.result(self.index)
             if slot.key and self.cache is not None:
-                self.cache.put(slot.key, report)
-            yield report
+                self.cache.put(slot.key, outcome)
+            yield outcome
 
     def close(self) -> None:
         if self.pool is not None:
@@ -188,53 +204,81 @@ class _Pipeline:
 class _Slot:
     def __init__(
         self,
-        report: FileReport | None = None,
+        outcome: Outcome | None = None,
         work: tuple[bytes, Job, Options] | None = None,
         key: str = "",
     ) -> None:
-        self.report = report
+        self.outcome = outcome
         self.work = work
         self.key = key
-        self.parses = report is None
-        self.future: Future[FileReport] | None = None
+        self.parses = outcome is None
+        self.future: Future[Outcome] | None = None
 
     def send(self, pool: ProcessPoolExecutor) -> None:
         assert self.work is not None
-        self.future = pool.submit(_work, self.work)
+        self.future = pool.submit(_work_in_worker, self.work)
         self.work = None  # the bytes now travel with the future
 
     def done(self) -> bool:
-        return self.report is not None or (self.future is not None and self.future.done())
+        return self.outcome is not None or (self.future is not None and self.future.done())
 
-    def result(self) -> FileReport:
-        if self.report is None:
+    def result(self, index: Callable[[], Project]) -> Outcome:
+        """The outcome, checked here with ``index()`` if no worker has it."""
+        if self.outcome is None:
             if self.future is not None:
-                self.report = self.future.result()
+                self.outcome = self.future.result()
             else:
                 assert self.work is not None
-                self.report = _work(self.work)
-        return self.report
+                self.outcome = _work(self.work, index())
+        return self.outcome
 
 
-def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> FileReport | tuple[bytes, str]:
-    """A report when the file needs no parsing (or the cache has it), else its bytes and cache key."""
+def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> Outcome | tuple[bytes, str]:
+    """An outcome when the file needs no parsing (or the cache has it), else its bytes and cache key."""
     prefilter = job.prefilter(options)
     candidate = read_candidate(Path(job.path), prefilter)
     if candidate is None:
-        return FileReport(job.display)
+        return Outcome(FileReport(job.display))
     if isinstance(candidate, Unanalysable):
-        return unanalysable(job.display, job.codes, candidate)
+        return Outcome(unanalysable(job.display, job.codes, candidate))
     if cache is None or not options.cacheable:
         return candidate, ""
-    registered = [f"{r.name}@{r.spelling}@{r.where}" for r in job.elsewhere]
+    registered = [repr(registration) for registration in job.elsewhere]
     key = cache.key(candidate, job.display, job.codes, [*prefilter.aliases, *registered])
     cached = cache.get(key)
     return cached if cached is not None else (candidate, key)
 
 
-def _work(item: tuple[bytes, Job, Options]) -> FileReport:
+def _own_index() -> Callable[[], Project]:
+    """An index made on first use (a run answered from the cache imports no analysis)."""
+    made: list[Project] = []
+
+    def index() -> Project:
+        if not made:
+            made.append(new_index())
+        return made[0]
+
+    return index
+
+
+#: The project index of a worker process, made when it starts.
+_worker_index: Project | None = None
+
+
+def _start_worker() -> None:
+    global _worker_index
+    gc.disable()  # as in the parent: see quiet_gc
+    _worker_index = new_index()
+
+
+def _work_in_worker(item: tuple[bytes, Job, Options]) -> Outcome:
+    assert _worker_index is not None, "a worker starts with _start_worker"
+    return _work(item, _worker_index)
+
+
+def _work(item: tuple[bytes, Job, Options], index: Project) -> Outcome:
     data, job, options = item
-    return check_source(
+    return analyse_source(
         data,
         job.display,
         rules_for(job.codes),
@@ -242,6 +286,7 @@ def _work(item: tuple[bytes, Job, Options]) -> FileReport:
         unused_noqa=options.unused_noqa,
         prefilter=job.prefilter(options),
         elsewhere=job.elsewhere,
+        index=index,
     )
 
 

@@ -7,6 +7,8 @@ kind, and unknown kinds are never reported as tensors (precision over recall).
 
 from __future__ import annotations
 
+import enum
+
 from checker.torch_api_generated import (
     TENSOR_METHODS_RETURNING_TENSOR,
     TENSOR_METHODS_RETURNING_TENSORS,
@@ -26,18 +28,34 @@ REGISTRATION_APIS = frozenset(
     }
 )
 
+
 #: Other markers that decide how Dynamo treats a function (AIG406), by qualified name.
+class Marker(enum.Enum):
+    """The other Dynamo markers a function can carry; the value is the public spelling."""
+
+    NONSTRICT_TRACE = "nonstrict_trace"
+    LEAF_FUNCTION = "leaf_function"
+    DISALLOW_IN_GRAPH = "disallow_in_graph"
+    DISABLE = "torch.compiler.disable"
+
+    @property
+    def wins_in_any_order(self) -> bool:
+        """nonstrict_trace and leaf_function win over allow_in_graph whichever is applied
+        last (evidence/dynamo/FINDINGS.md D2)."""
+        return self in (Marker.NONSTRICT_TRACE, Marker.LEAF_FUNCTION)
+
+
 CONFLICTING_MARKERS = {
-    "torch._dynamo.nonstrict_trace": "nonstrict_trace",
-    "torch._dynamo.decorators.nonstrict_trace": "nonstrict_trace",
-    "torch._dynamo.decorators.leaf_function": "leaf_function",
-    "torch._dynamo.leaf_function": "leaf_function",
-    "torch._dynamo.disallow_in_graph": "disallow_in_graph",
-    "torch._dynamo.decorators.disallow_in_graph": "disallow_in_graph",
-    "torch.compiler.disable": "torch.compiler.disable",
-    "torch._dynamo.disable": "torch.compiler.disable",
-    "torch._dynamo.decorators.disable": "torch.compiler.disable",
-    "torch._disable_dynamo": "torch.compiler.disable",
+    "torch._dynamo.nonstrict_trace": Marker.NONSTRICT_TRACE,
+    "torch._dynamo.decorators.nonstrict_trace": Marker.NONSTRICT_TRACE,
+    "torch._dynamo.decorators.leaf_function": Marker.LEAF_FUNCTION,
+    "torch._dynamo.leaf_function": Marker.LEAF_FUNCTION,
+    "torch._dynamo.disallow_in_graph": Marker.DISALLOW_IN_GRAPH,
+    "torch._dynamo.decorators.disallow_in_graph": Marker.DISALLOW_IN_GRAPH,
+    "torch.compiler.disable": Marker.DISABLE,
+    "torch._dynamo.disable": Marker.DISABLE,
+    "torch._dynamo.decorators.disable": Marker.DISABLE,
+    "torch._disable_dynamo": Marker.DISABLE,
 }
 
 #: Calls that compile the function (or module) they are given or decorate.

@@ -41,11 +41,13 @@ _ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag
 
 @dataclass(frozen=True)
 class Judgement:
-    """The worst thing an annotation admits: its verdict, the member's spelling, the evidence."""
+    """The worst thing an annotation admits: its verdict, the member as written, what the
+    contract makes of a user class there (None for others), and the evidence."""
 
     verdict: Verdict
-    member: str
+    spelled: str
     entry: Entry
+    category: UserClass | None = None
 
 
 _NOTHING = Judgement(Verdict.UNKNOWN, "", Entry(Verdict.UNKNOWN, ""))
@@ -115,7 +117,7 @@ class AnnotationJudge:
     def _user_class(self, model: ClassModel, spelled: str) -> Judgement:
         category = user_class_category(model)
         entry = contract.USER_CLASSES[category]
-        return Judgement(entry.verdict, f"{spelled} ({category.value})", entry)
+        return Judgement(entry.verdict, spelled, entry, category)
 
 
 def user_class_category(model: ClassModel) -> UserClass:

@@ -20,7 +20,7 @@ import libcst as cst
 
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
-from checker.facts.scopes import BindingKind, Scope, ScopeTree
+from checker.facts.scopes import BindingKind, Declaration, Mutation, Scope, ScopeTree
 from checker.facts.syntax import operands
 from checker.facts.targets import Body
 from checker.torch_api import TENSOR_METHODS_RETURNING_TENSOR
@@ -50,16 +50,33 @@ _DATA_METHODS = frozenset({"item", "tolist"})
 
 
 class EventKind(enum.Enum):
-    SIDE_EFFECT = "side effect"
-    DATA_DEPENDENT = "data-dependent Python"
-    HOST_ACCESS = "host-side data access"
+    SIDE_EFFECT = "side-effect"
+    DATA_DEPENDENT = "data-dependent"
+    HOST_ACCESS = "host-access"
+
+
+class Action(enum.Enum):
+    """What the body does; ``Event.subject`` names what it does it with."""
+
+    CALL = "call"  # a side-effect call; subject: its spelling (``print()``)
+    LOG = "log"
+    ASSIGN_OUTER = "assign-outer"  # a global/nonlocal assignment; subject: the name
+    MUTATE_CAPTURED = "mutate-captured"  # subject: the captured name
+    BRANCH = "branch"  # on a tensor value; subject: the statement (``if``)
+    BOOL = "bool"  # ``bool(t)``
+    READ_DATA = "read-data"  # subject: ``item`` or ``tolist``
+    HOST_METHOD = "host-method"  # subject: ``numpy`` or ``data_ptr``
+    HOST_CALL = "host-call"  # subject: the qualified name called
 
 
 @dataclass(frozen=True)
 class Event:
     kind: EventKind
     node: cst.CSTNode
-    what: str
+    action: Action
+    subject: str = ""
+    declaration: Declaration | None = None
+    mutation: Mutation | None = None
 
 
 class BodyEvents:
@@ -79,12 +96,14 @@ class BodyEvents:
                 owner = self.tree.owner(scope, binding.name)
                 if owner is not None and body.scope.encloses(owner):
                     continue  # a nested def's nonlocal of the body's own local: no state outside the call
-                keyword = "global" if binding.name in scope.declared_global else "nonlocal"
-                yield Event(EventKind.SIDE_EFFECT, binding.node, f"assigns {keyword} '{binding.name}'")
+                declaration = Declaration.GLOBAL if binding.name in scope.declared_global else Declaration.NONLOCAL
+                yield Event(EventKind.SIDE_EFFECT, binding.node, Action.ASSIGN_OUTER, binding.name, declaration)
             for read in scope.reads:
                 owner = self.tree.owner(scope, read.name)
                 if read.mutation and owner is not None and not body.scope.encloses(owner):
-                    yield Event(EventKind.SIDE_EFFECT, read.node, f"changes captured '{read.name}' ({read.mutation})")
+                    yield Event(
+                        EventKind.SIDE_EFFECT, read.node, Action.MUTATE_CAPTURED, read.name, mutation=read.mutation
+                    )
 
     # -- what an expression is -----------------------------------------------------
 
@@ -159,12 +178,12 @@ class _Walker(cst.CSTVisitor):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter  # type: ignore[assignment]
     leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave  # type: ignore[assignment]
 
-    def _emit(self, kind: EventKind, node: cst.CSTNode, what: str) -> None:
-        self.found.append(Event(kind, node, what))
+    def _emit(self, kind: EventKind, node: cst.CSTNode, action: Action, subject: str = "") -> None:
+        self.found.append(Event(kind, node, action, subject))
 
     def _condition(self, test: cst.BaseExpression, statement: str) -> None:
         if self.events.is_tensor(test, self.scope, self.body):
-            self._emit(EventKind.DATA_DEPENDENT, test, f"branches on a tensor value in '{statement}'")
+            self._emit(EventKind.DATA_DEPENDENT, test, Action.BRANCH, statement)
 
     def visit_If(self, node: cst.If) -> None:
         self._condition(node.test, "if")
@@ -183,29 +202,29 @@ class _Walker(cst.CSTVisitor):
         names = events.inference.qualified_names(node.func, scope)
         for name, label in _SIDE_EFFECT_CALLS.items():
             if name in names:
-                self._emit(EventKind.SIDE_EFFECT, node, f"calls {label}")
+                self._emit(EventKind.SIDE_EFFECT, node, Action.CALL, label)
                 return
         if any(name.startswith("logging.") for name in names) or (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in _LOGGER_METHODS
             and events.is_logger(node.func.value, scope)
         ):
-            self._emit(EventKind.SIDE_EFFECT, node, "logs")
+            self._emit(EventKind.SIDE_EFFECT, node, Action.LOG)
             return
         if "builtins.bool" in names and node.args and events.is_tensor(node.args[0].value, scope, body):
-            self._emit(EventKind.DATA_DEPENDENT, node, "converts a tensor to a Python bool with bool(...)")
+            self._emit(EventKind.DATA_DEPENDENT, node, Action.BOOL)
             return
         if isinstance(node.func, cst.Attribute):
             method, receiver = node.func.attr.value, node.func.value
             if method in _DATA_METHODS and events.is_local(receiver, scope, body):
-                self._emit(EventKind.DATA_DEPENDENT, node, f"reads tensor data into Python with .{method}()")
+                self._emit(EventKind.DATA_DEPENDENT, node, Action.READ_DATA, method)
                 return
             if method in _HOST_METHODS and events.is_local(receiver, scope, body):
-                self._emit(EventKind.HOST_ACCESS, node, f"calls .{method}() on a tensor")
+                self._emit(EventKind.HOST_ACCESS, node, Action.HOST_METHOD, method)
                 return
         host = sorted(name for name in names if name.startswith(_HOST_MODULES))
         if host and any(_tensor_argument(events, arg.value, scope, body) for arg in node.args):
-            self._emit(EventKind.HOST_ACCESS, node, f"calls {host[0]}() on a tensor")
+            self._emit(EventKind.HOST_ACCESS, node, Action.HOST_CALL, host[0])
 
 
 def _tensor_argument(events: BodyEvents, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:

@@ -9,160 +9,251 @@ state that is not a tensor, the reason it can change after compilation.
 
 Calls are followed into helpers, a few calls deep: defs of this module and, through an
 import, top-level defs of other modules of the project. A capture in another module's
-helper is reported at the call in this module that leads there, and what the message
-cites in the other module is written out as text (``helpers.py:3``).
+helper is reported at the call in this module that leads there, and what it cites in
+the other module is carried as places (file and line), since findings can only
+locate nodes of the checked module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import enum
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import Protocol
 
 import libcst as cst
 
 from checker import torch_api as api
-from checker.facts.foreign_helpers import Places, imported_helpers
 from checker.facts.inference import Inference
 from checker.facts.kinds import Inferred, Kind
-from checker.facts.scopes import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
+from checker.facts.places import Places
+from checker.facts.scopes import (
+    Binding,
+    BindingKind,
+    Declaration,
+    Mutation,
+    Read,
+    Scope,
+    ScopeKind,
+    ScopeTree,
+    all_params,
+)
 from checker.facts.targets import Body
+from checker.links import Place
 
 _NOT_STATE = (Kind.FUNCTION, Kind.CLASS, Kind.PYMODULE, Kind.PARTIAL)
 #: How many helper calls deep captures are followed from a registered body.
 HELPER_DEPTH = 3
-#: The origin of a default value; the rules word those captures differently.
-DEFAULT_ORIGIN = "a default argument"
 
 
-class Link(NamedTuple):
-    """One call on the way from a registered body to the helper that reads the state.
+class Holder(enum.Enum):
+    """What holds a captured value."""
 
-    ``call`` is the call node when it is in the checked module, else where it is as text
-    (``helpers.py:9``); ``defined`` says where a helper of another module is defined.
-    """
+    MODULE = "module"  # a global of the module
+    CLASS_BODY = "class-body"  # a class body; ``Source.name``: the class
+    ENCLOSING_FUNCTION = "enclosing-function"  # ``Source.name``: the function
+    OBJECT = "object"  # an attribute of an object; ``Source.name``: its class
+    DEFAULT = "default"  # a default value, evaluated once when the def runs
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a captured value comes from. For a read in another module's helper,
+    ``module`` is that module's path as the checked module's findings show it, and
+    ``line`` the line of the binding there (when one is cited)."""
+
+    holder: Holder
+    name: str = ""
+    module: str | None = None
+    line: int | None = None
+
+
+class ChangeKind(enum.Enum):
+    """Why non-tensor state can differ between compile time and a later call."""
+
+    DECLARED = "declared"  # rebound through ``global``/``nonlocal`` in a function
+    AUGMENTED = "augmented"  # updated by augmented assignment
+    LOOP = "loop"  # rebound in a loop
+    REBOUND = "rebound"  # bound more than once, outside mutually exclusive branches
+    MUTATED = "mutated"  # changed in place (``Change.mutation`` says how)
+    ATTRIBUTE = "attribute"  # an object attribute, which can be reassigned at any time
+
+
+@dataclass(frozen=True)
+class Change:
+    """A reason captured state can change, and where the code shows it: ``node`` in the
+    checked module, or ``place`` in another one."""
+
+    kind: ChangeKind
+    node: cst.CSTNode | None = None
+    place: Place | None = None
+    declaration: Declaration | None = None
+    function: str = ""
+    mutation: Mutation | None = None
+
+
+class Laundering(enum.Enum):
+    """How a read turns a tensor into Python data."""
+
+    METHOD = "method"  # ``.tolist()``; ``how``: the method
+    ATTRIBUTE = "attribute"  # ``.shape``; ``how``: the attribute
+    CONVERSION = "conversion"  # ``float(...)``; ``how``: the builtin
+
+
+@dataclass(frozen=True)
+class Laundered:
+    kind: Laundering
+    how: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """One call on the way from a registered body to the helper that reads the state:
+    ``call`` when it is in the checked module, else ``call_place``; ``defined`` is where a
+    helper of another module is defined."""
 
     name: str
-    call: cst.CSTNode | str
-    defined: str | None = None
+    call: cst.CSTNode | None = None
+    call_place: Place | None = None
+    defined: Place | None = None
 
 
 @dataclass(frozen=True, eq=False)
 class Capture:
     """One read of captured state inside a registered body.
 
-    ``node`` is the reported expression (``W``, ``self.w``, a default value),
-    ``name`` how the message names it, ``origin`` where it comes from
-    (``the module scope``), ``binding`` a node whose line the message can cite.
-    ``laundering`` names the Python-value conversion applied to it, if any;
-    ``change`` why non-tensor state can change after compilation, if it can.
+    ``node`` is the reported expression (``W``, ``self.w``, a default value), ``name``
+    the name read (``W``, ``self.w``; the parameter for a default), ``binding`` a node
+    whose line a message can cite. ``laundered`` is the Python-value conversion applied
+    to it, if any; ``change`` why non-tensor state can change after compilation, if it
+    can. A read inside a helper has the registered body as ``root`` and the calls that
+    lead there as ``chain``.
     """
 
     body: Body
     node: cst.CSTNode
     name: str
-    origin: str
+    source: Source
     inferred: Inferred
     binding: cst.CSTNode | None = None
-    laundering: str | None = None
-    change: str | None = None
-    change_node: cst.CSTNode | None = None
-    #: For a read inside a helper: the registered function, and the calls that lead there.
-    root: str | None = None
+    laundered: Laundered | None = None
+    change: Change | None = None
+    root: Body | None = None
     chain: tuple[Link, ...] = ()
 
     @property
-    def function(self) -> str:
-        if self.root is not None:
-            return self.root
-        return self.body.label
+    def function(self) -> Body:
+        """The registered body the capture is reported for."""
+        return self.root if self.root is not None else self.body
 
-    def lead(self) -> tuple[str | cst.CSTNode, ...]:
-        """How a message starts: ``f: ``, ``f: calls helper() (line 9), which `` or, for a helper
-        of another module, ``f: calls helper() (line 9), which is defined in helpers.py:4 and ``."""
-        parts: list[str | cst.CSTNode] = [f"{self.function}: "]
-        for link in self.chain:
-            where = ("line ", link.call) if isinstance(link.call, cst.CSTNode) else (link.call,)
-            parts += [f"calls {link.name}() (", *where, "), which "]
-            if link.defined is not None:
-                parts.append(f"is defined in {link.defined} and ")
-        return tuple(parts)
+
+@dataclass(frozen=True, eq=False)
+class Helper:
+    """A function a registered body calls, with the capture finder of its module."""
+
+    body: Body
+    finder: CaptureFinder
+
+
+class ImportedHelpers(Protocol):
+    """What capture finding asks of the other modules of the project."""
+
+    def helpers(self, importer: str, qualified: str) -> Sequence[Helper]:
+        """The top-level defs of the project module that binds ``qualified`` (imported by
+        the module at ``importer``; re-exports followed), each with its module's finder."""
+        ...
 
 
 class CaptureFinder:
-    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+    """The captures of one module's bodies. ``registered`` gives the bodies the module
+    registers, asked once a helper leads to one of them: those are judged as
+    registrations of their own, so they are not followed into."""
+
+    def __init__(
+        self,
+        tree: ScopeTree,
+        inference: Inference,
+        registered: Callable[[], frozenset[cst.CSTNode]],
+        index: ImportedHelpers | None = None,
+    ) -> None:
         self.tree = tree
         self.inference = inference
+        self.index = index
+        self._registered = registered
         self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
         # Each capture rule asks again, and following helpers may parse and locate in other modules.
-        self._followed: dict[tuple[cst.CSTNode, bool, frozenset[cst.CSTNode]], list[Capture]] = {}
-        self._helper_calls: dict[tuple[cst.CSTNode, bool], list[tuple[cst.Call, Body, CaptureFinder]]] = {}
-        #: The defs this module registers, once a helper of another module leads here.
-        self.registered_here: frozenset[cst.CSTNode] | None = None
+        self._followed: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
+        self._helper_calls: dict[tuple[cst.CSTNode, bool], list[tuple[cst.Call, Helper]]] = {}
+
+    @cached_property
+    def registered(self) -> frozenset[cst.CSTNode]:
+        return self._registered()
 
     @cached_property
     def places(self) -> Places:
-        """Where this module's nodes are, for messages about a module whose helpers lead here."""
+        """Where this module's nodes are, for facts about a module whose helpers lead here."""
         return Places(self.tree, self.inference.path)
 
-    def captures(self, body: Body, registered: frozenset[cst.CSTNode] = frozenset()) -> list[Capture]:
-        """Captures of ``body`` and, with the call chain, of the helpers it calls.
-
-        Helpers that are themselves ``registered`` are checked on their own.
-        """
-        key = (body.node, body.bound_self, registered)
+    def captures(self, body: Body) -> list[Capture]:
+        """Captures of ``body`` and, with the call chain, of the helpers it calls."""
+        key = (body.node, body.bound_self)
         if key not in self._followed:
-            root = body.label
-            self._followed[key] = self._find(body) + self._through_helpers(
-                self, body, root, (), {body.node}, registered
-            )
+            self._followed[key] = self.own_captures(body) + self._through_helpers(self, body, body, (), {body.node})
         return self._followed[key]
 
     def _through_helpers(
         self,
         finder: CaptureFinder,
         body: Body,
-        root: str,
+        root: Body,
         chain: tuple[Link, ...],
         visited: set[cst.CSTNode],
-        registered: frozenset[cst.CSTNode],
     ) -> list[Capture]:
         """``finder`` is that of the module ``body`` is in: this one or one it leads to.
         ``visited`` holds nodes of every module on the way, so cycles across modules end too."""
         if len(chain) >= HELPER_DEPTH:
             return []
         found: list[Capture] = []
-        for call, helper, owner in finder._helpers(body):
-            checked_there = registered if owner is self else owner.registered_here or frozenset()
-            if helper.node in visited or helper.node in checked_there:
+        for call, helper in finder.helper_calls(body):
+            owner = helper.finder
+            if helper.body.node in visited or helper.body.node in owner.registered:
                 continue
-            visited.add(helper.node)
-            link = (*chain, self._link(finder, call, owner, helper))
-            found += self._relocated(owner, owner._find(helper), root, link)
-            found += self._through_helpers(owner, helper, root, link, visited, registered)
+            visited.add(helper.body.node)
+            link = (*chain, self._link(finder, call, helper))
+            found += self._relocated(owner, owner.own_captures(helper.body), root, link)
+            found += self._through_helpers(owner, helper.body, root, link, visited)
         return found
 
-    def _helpers(self, body: Body) -> list[tuple[cst.Call, Body, CaptureFinder]]:
+    def helper_calls(self, body: Body) -> list[tuple[cst.Call, Helper]]:
         """Calls in ``body`` of functions defined outside it: in this module, or at the top
         level of another module of the project; each with the finder of its module."""
         key = (body.node, body.bound_self)
         if key not in self._helper_calls:
-            self._helper_calls[key] = self._helpers_uncached(body)
+            self._helper_calls[key] = self._helper_calls_uncached(body)
         return self._helper_calls[key]
 
-    def _helpers_uncached(self, body: Body) -> list[tuple[cst.Call, Body, CaptureFinder]]:
-        helpers: list[tuple[cst.Call, Body, CaptureFinder]] = []
+    def _helper_calls_uncached(self, body: Body) -> list[tuple[cst.Call, Helper]]:
+        helpers: list[tuple[cst.Call, Helper]] = []
         for scope in body.scope.walk():
             for call, call_scope in self.tree.calls_in(scope):
                 callee = self.inference.infer(call.func, call_scope)
                 if callee.kind is Kind.UNKNOWN:  # an imported name: look in the module it names
-                    helpers += [(call, *found) for found in imported_helpers(self.inference, call, call_scope)]
+                    helpers += [(call, found) for found in self._imported(call, call_scope)]
                 elif callee.kind is Kind.FUNCTION and isinstance(callee.definition, cst.FunctionDef):
                     local = self._local_helper(body, call, callee.definition)
                     if local is not None:
-                        helpers.append((call, local, self))
+                        helpers.append((call, Helper(local, self)))
         return helpers
+
+    def _imported(self, call: cst.Call, scope: Scope) -> list[Helper]:
+        if self.index is None:
+            return []
+        found: list[Helper] = []
+        for qualified in sorted(self.inference.qualified_names(call.func, scope)):
+            if not qualified.startswith("builtins."):
+                found += self.index.helpers(self.inference.path, qualified)
+        return found
 
     def _local_helper(self, body: Body, call: cst.Call, definition: cst.FunctionDef) -> Body | None:
         helper_scope = self.tree.scope_of.get(definition)
@@ -174,22 +265,25 @@ class CaptureFinder:
         bound = in_class and isinstance(call.func, cst.Attribute) and not self._is_static(definition)
         return Body(definition, helper_scope, bound_self=bound)
 
-    def _link(self, finder: CaptureFinder, call: cst.Call, owner: CaptureFinder, helper: Body) -> Link:
-        """The link for ``call`` (written in ``finder``'s module) to ``helper`` (in ``owner``'s)."""
+    def _link(self, finder: CaptureFinder, call: cst.Call, helper: Helper) -> Link:
+        """The link for ``call`` (written in ``finder``'s module) to ``helper``."""
         checked = self.inference.path
-        where = call if finder is self else finder.places.place(call, checked)
-        if owner is self or not isinstance(helper.node, cst.FunctionDef):
-            return Link(_name_of(helper.node), where)
-        return Link(_name_of(helper.node), where, owner.places.place(helper.node.name, checked))
+        name = helper.body.name
+        here = finder is self
+        call_at = None if here else finder.places.place(call, checked)
+        defined = None
+        if helper.finder is not self and isinstance(helper.body.node, cst.FunctionDef):
+            defined = helper.finder.places.place(helper.body.node.name, checked)
+        return Link(name, call if here else None, call_at, defined)
 
     def _relocated(
-        self, owner: CaptureFinder, captures: list[Capture], root: str, chain: tuple[Link, ...]
+        self, owner: CaptureFinder, captures: list[Capture], root: Body, chain: tuple[Link, ...]
     ) -> list[Capture]:
         """The captures of a helper of ``owner``'s module, as reported for this module's ``root``."""
         if owner is self:
             return [replace(capture, root=root, chain=chain) for capture in captures]
         # Reported at the last call in this module on the way (the first link always is one).
-        anchor = next(link.call for link in reversed(chain) if isinstance(link.call, cst.CSTNode))
+        anchor = next(link.call for link in reversed(chain) if link.call is not None)
         path = owner.places.short(self.inference.path)
         return [_foreign(capture, anchor, path, owner.places.line, root, chain) for capture in captures]
 
@@ -212,13 +306,14 @@ class CaptureFinder:
                 names.append(read.name)
         return names
 
-    def _find(self, body: Body) -> list[Capture]:
+    def own_captures(self, body: Body) -> list[Capture]:
+        """The captures of ``body`` itself, helpers not followed."""
         key = (body.node, body.bound_self)
         if key not in self._cache:
-            self._cache[key] = self._find_uncached(body)
+            self._cache[key] = self._own_captures_uncached(body)
         return self._cache[key]
 
-    def _find_uncached(self, body: Body) -> list[Capture]:
+    def _own_captures_uncached(self, body: Body) -> list[Capture]:
         found = list(self._defaults(body))
         parents = _parents(body.node)
         receiver = _receiver(body)
@@ -228,7 +323,7 @@ class CaptureFinder:
                 if owner is None:
                     continue
                 if receiver is not None and owner is body.scope and read.name == receiver:
-                    capture = self._attribute_of(body, read, parents, "self")
+                    capture = self._attribute_of(body, read, parents)
                 elif body.scope.encloses(owner):
                     continue
                 else:
@@ -241,7 +336,6 @@ class CaptureFinder:
         inferred = self.inference.infer_name(read.name, owner)
         if inferred.kind is Kind.UNKNOWN:
             inferred = self.inference.imported_kind(read.name, owner)
-        origin = _origin(owner)
         bindings = owner.bindings.get(read.name, [])
         # Cite the binding that gave the kind (`_cache = torch.ones(...)`, not `_cache = None`),
         # preferring one written where the name lives over a `global` reassignment.
@@ -249,27 +343,23 @@ class CaptureFinder:
         matching = [b for b in local if self.inference.binding_kind(b).kind is inferred.kind] or local
         first = matching[0].node if matching else None
         if inferred.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(parents.get(read.node), cst.Attribute):
-            attribute = self._attribute_of(body, read, parents, origin)
+            attribute = self._attribute_of(body, read, parents)
             if attribute is not None:
                 return attribute
         if inferred.kind in _NOT_STATE:
             return None
-        change, change_node = self._change(read.name, owner, bindings)
         return Capture(
             body,
             read.node,
             read.name,
-            origin,
+            _source(owner),
             inferred,
             first,
             _laundering(read.node, parents),
-            change,
-            change_node,
+            self._change(read.name, owner, bindings),
         )
 
-    def _attribute_of(
-        self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode], origin: str
-    ) -> Capture | None:
+    def _attribute_of(self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
         """``self.w`` or ``obj.w``: the attribute is what is captured."""
         parent = parents.get(read.node)
         if not isinstance(parent, cst.Attribute) or parent.value is not read.node:
@@ -284,18 +374,9 @@ class CaptureFinder:
             return None
         name = f"{read.name}.{attr}"
         laundering = _laundering(parent, parents)
-        if inferred.kind.is_tensor_like:
-            return Capture(body, parent, name, f"a {model.name} object", inferred, None, laundering)
-        return Capture(
-            body,
-            parent,
-            name,
-            f"a {model.name} object",
-            inferred,
-            None,
-            laundering,
-            "it is an object attribute, which can be reassigned at any time",
-        )
+        source = Source(Holder.OBJECT, model.name)
+        change = None if inferred.kind.is_tensor_like else Change(ChangeKind.ATTRIBUTE)
+        return Capture(body, parent, name, source, inferred, None, laundering, change)
 
     def _defaults(self, body: Body) -> list[Capture]:
         params = all_params(body.node.params)
@@ -306,26 +387,29 @@ class CaptureFinder:
                 continue
             inferred = self.inference.infer(param.default, outer)
             if inferred.kind.is_tensor_like or inferred.kind in (Kind.MUTABLE, Kind.NDARRAY):
-                found.append(Capture(body, param.default, f"default of '{param.name.value}'", DEFAULT_ORIGIN, inferred))
+                source = Source(Holder.DEFAULT)
+                found.append(Capture(body, param.default, param.name.value, source, inferred))
         return found
 
-    def _change(self, name: str, owner: Scope, bindings: list[Binding]) -> tuple[str | None, cst.CSTNode | None]:
+    def _change(self, name: str, owner: Scope, bindings: list[Binding]) -> Change | None:
         """Why the value can differ between compile time and a later call, or None."""
         for binding in bindings:
             if binding.written_in is not owner:
-                keyword = "global" if owner.kind is ScopeKind.MODULE else "nonlocal"
-                return f"it is reassigned through '{keyword} {name}' in {binding.written_in.name}()", binding.node
+                declaration = Declaration.GLOBAL if owner.kind is ScopeKind.MODULE else Declaration.NONLOCAL
+                return Change(
+                    ChangeKind.DECLARED, binding.node, declaration=declaration, function=binding.written_in.name
+                )
             if binding.kind is BindingKind.AUGMENTED:
-                return "it is updated in place by augmented assignment", binding.node
+                return Change(ChangeKind.AUGMENTED, binding.node)
             if binding.kind is BindingKind.LOOP or binding.in_loop:
-                return "it is reassigned in a loop", binding.node
+                return Change(ChangeKind.LOOP, binding.node)
         for later in bindings[1:]:
             if not any(earlier.exclusive_with(later) for earlier in bindings[: bindings.index(later)]):
-                return "it is bound more than once", later.node
+                return Change(ChangeKind.REBOUND, later.node)
         for read in self.tree.reads_of(owner, name):
             if read.mutation is not None:
-                return f"the code {read.mutation}", read.node
-        return None, None
+                return Change(ChangeKind.MUTATED, read.node, mutation=read.mutation)
+        return None
 
 
 def _foreign(
@@ -333,25 +417,18 @@ def _foreign(
     anchor: cst.CSTNode,
     path: str,
     line: Callable[[cst.CSTNode], int],
-    root: str,
+    root: Body,
     chain: tuple[Link, ...],
 ) -> Capture:
-    """A capture of another module's helper, reported at ``anchor`` with its places as text."""
-    origin = capture.origin
-    if origin != DEFAULT_ORIGIN:
-        origin = f"the module scope of {path}" if origin == "the module scope" else f"{origin} in {path}"
-        if capture.binding is not None:
-            origin += f" (line {line(capture.binding)})"
+    """A capture of another module's helper, reported at ``anchor``, its places as data."""
+    source = capture.source
+    if source.holder is not Holder.DEFAULT:
+        cited = line(capture.binding) if capture.binding is not None else None
+        source = replace(source, module=path, line=cited)
     change = capture.change
-    if change is not None and capture.change_node is not None:
-        change += f" ({path}:{line(capture.change_node)})"
-    return replace(
-        capture, node=anchor, origin=origin, binding=None, change=change, change_node=None, root=root, chain=chain
-    )
-
-
-def _name_of(node: cst.CSTNode) -> str:
-    return node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+    if change is not None and change.node is not None:
+        change = replace(change, node=None, place=Place(path, line(change.node)))
+    return replace(capture, node=anchor, source=source, binding=None, change=change, root=root, chain=chain)
 
 
 def _receiver(body: Body) -> str | None:
@@ -361,30 +438,30 @@ def _receiver(body: Body) -> str | None:
     return params[0].name.value if params else None
 
 
-def _origin(owner: Scope) -> str:
+def _source(owner: Scope) -> Source:
     if owner.kind is ScopeKind.MODULE:
-        return "the module scope"
+        return Source(Holder.MODULE)
     if owner.kind is ScopeKind.CLASS:
-        return f"the body of class {owner.name}"
-    return f"the enclosing function {owner.name}()"
+        return Source(Holder.CLASS_BODY, owner.name)
+    return Source(Holder.ENCLOSING_FUNCTION, owner.name)
 
 
-def _laundering(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> str | None:
+def _laundering(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> Laundered | None:
     """How a read turns a tensor into a Python value: ``.tolist()``, ``.shape``, ``float(...)``."""
     parent = parents.get(node)
     if isinstance(parent, cst.Attribute) and parent.value is node:
         attr = parent.attr.value
         call = parents.get(parent)
         if attr in api.LAUNDERING_METHODS and isinstance(call, cst.Call) and call.func is parent:
-            return f".{attr}()"
+            return Laundered(Laundering.METHOD, attr)
         if attr in api.LAUNDERING_ATTRIBUTES or attr in api.TENSOR_METADATA:
-            return f".{attr}"
+            return Laundered(Laundering.ATTRIBUTE, attr)
         return None
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and len(call.args) == 1:
             if call.func.value in ("float", "int", "bool", "complex"):
-                return f"{call.func.value}(...)"
+                return Laundered(Laundering.CONVERSION, call.func.value)
     return None
 
 

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
 from checker import torch_api as api
-from checker.facts.kinds import UNKNOWN, Inferred, Kind, join
-from checker.facts.scopes import BindingKind, Scope, all_params
+from checker.facts.kinds import UNKNOWN, Basis, Inferred, Kind, join
+from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
 
-if TYPE_CHECKING:
-    from checker.facts.inference import Inference
+
+class Resolver(Protocol):
+    """The questions a class model asks of its module's inference."""
+
+    tree: ScopeTree
+
+    def qualified_names(self, expr: cst.BaseExpression, scope: Scope) -> frozenset[str]: ...
+
+    def infer(self, expr: cst.BaseExpression, scope: Scope) -> Inferred: ...
+
+    def imported_kind(self, name: str, scope: Scope) -> Inferred: ...
+
+    def class_model(self, node: cst.ClassDef) -> ClassModel: ...
+
 
 _REGISTER_ATTRIBUTE = {"register_buffer": "buffer", "register_parameter": "parameter", "register_module": "module"}
 
@@ -20,7 +32,7 @@ _REGISTER_ATTRIBUTE = {"register_buffer": "buffer", "register_parameter": "param
 class ClassModel:
     """A class of this module, read from its definition (bases resolved in-module)."""
 
-    def __init__(self, node: cst.ClassDef, body: Scope, inference: Inference) -> None:
+    def __init__(self, node: cst.ClassDef, body: Scope, inference: Resolver) -> None:
         self.node = node
         self.name = node.name.value
         self.body = body
@@ -118,8 +130,7 @@ class ClassModel:
 
     def instance(self, name: str | None = None) -> Inferred:
         kind = Kind.MODULE if self.is_module else Kind.OBJECT
-        what = f"'{name}', an instance of {self.name}" if name else f"an instance of {self.name}"
-        return Inferred(kind, what, self.node, self.outer)
+        return Inferred(kind, Basis.INSTANCE, self.name, self.node, self.outer, named=name or "")
 
     @cached_property
     def _attribute_values(self) -> dict[str, list[tuple[cst.BaseExpression | None, Scope, str]]]:
@@ -144,12 +155,12 @@ class ClassModel:
                     values.setdefault(registered[0], []).append((registered[1], scope, registered[2]))
         return values
 
-    def attribute_kind(self, attr: str, inference: Inference) -> Inferred:
+    def attribute_kind(self, attr: str, inference: Resolver) -> Inferred:
         """The kind of ``instance.attr``; methods are FUNCTION, unknown attributes UNKNOWN."""
         method = self.method(attr)
         if method is not None:
             definition, owner = method
-            return Inferred(Kind.FUNCTION, f"method {owner.name}.{attr}", definition, owner.body)
+            return Inferred(Kind.FUNCTION, Basis.METHOD, f"{owner.name}.{attr}", definition, owner.body)
         assigned = self._attribute_values.get(attr)
         if assigned is None:
             for base in self.bases:
@@ -160,9 +171,9 @@ class ClassModel:
         kinds = []
         for value, scope, how in assigned:
             if how in ("buffer", "parameter"):
-                kinds.append(Inferred(Kind.TENSOR, f"a registered {how}"))
+                kinds.append(Inferred(Kind.TENSOR, Basis.REGISTERED, how))
             elif how == "module":
-                kinds.append(Inferred(Kind.MODULE, "a registered submodule"))
+                kinds.append(Inferred(Kind.MODULE, Basis.REGISTERED, "submodule"))
             elif value is None:
                 kinds.append(UNKNOWN)
             else:

@@ -11,13 +11,33 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import libcst as cst
 
-from checker.elsewhere import Elsewhere
 from checker.facts.inference import Inference
 from checker.facts.registrations import Form, Registration
 from checker.facts.scopes import Binding, BindingKind, ScopeTree
+from checker.links import Elsewhere
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The module that binds an imported name itself (``path``), the name there and its
+    top-level bindings."""
+
+    path: str
+    name: str
+    bindings: tuple[Binding, ...]
+
+
+class ImportedDefinitions(Protocol):
+    """What handing registrations off asks of the other modules of the project."""
+
+    def origin(self, importer: str, qualified: str) -> Origin | None:
+        """Where ``qualified``, imported by the module at ``importer``, is bound itself:
+        re-exports followed; None outside the project or in a cycle of re-exports."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -29,11 +49,12 @@ class Handoff:
     name: str
 
 
-def handoffs(registrations: Sequence[Registration], inference: Inference) -> Iterator[Handoff]:
+def handoffs(
+    registrations: Sequence[Registration], inference: Inference, index: ImportedDefinitions | None
+) -> Iterator[Handoff]:
     """The call registrations here whose argument is imported from another project module,
     where it is a def or a class."""
-    project = inference.project
-    if project is None:
+    if index is None:
         return
     for registration in registrations:
         argument = registration.argument
@@ -41,9 +62,9 @@ def handoffs(registrations: Sequence[Registration], inference: Inference) -> Ite
             continue
         assert isinstance(argument, (cst.Name, cst.Attribute))
         for qualified in sorted(inference.qualified_names(argument, registration.scope)):
-            found = project.origin(inference.path, qualified)
-            if found is not None and _is_def_or_class(found[2]):
-                yield Handoff(registration, found[0].path, found[1])
+            found = index.origin(inference.path, qualified)
+            if found is not None and _is_def_or_class(found.bindings):
+                yield Handoff(registration, found.path, found.name)
                 break
 
 
@@ -56,9 +77,16 @@ def registered_elsewhere(tree: ScopeTree, elsewhere: Sequence[Elsewhere]) -> lis
             continue  # rebound since, or no longer a def: nothing sure to judge
         definition = bindings[0].definition
         assert definition is not None
-        spelling = f"{registration.spelling} at {registration.where}"
         found.append(
-            Registration(definition, spelling, Form.ELSEWHERE, definition, tree.module, True, where=registration.where)
+            Registration(
+                definition,
+                registration.registrar,
+                Form.ELSEWHERE,
+                definition,
+                tree.module,
+                True,
+                where=registration.where,
+            )
         )
     return found
 
@@ -74,5 +102,5 @@ def _imported_here(argument: cst.CSTNode, registration: Registration, inference:
     return bool(bindings) and all(binding.kind is BindingKind.IMPORT for binding in bindings)
 
 
-def _is_def_or_class(bindings: list[Binding]) -> bool:
+def _is_def_or_class(bindings: Sequence[Binding]) -> bool:
     return len(bindings) == 1 and bindings[0].kind in (BindingKind.FUNCTION, BindingKind.CLASS)

@@ -9,19 +9,15 @@ gives up (UNKNOWN) on cycles, depth, and anything it does not recognise.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
 from checker import torch_api as api
 from checker.facts.classes import ClassModel
-from checker.facts.kinds import UNKNOWN, Inferred, Kind, join
+from checker.facts.kinds import NONE, UNKNOWN, Basis, Inferred, Kind, join
 from checker.facts.scopes import Binding, BindingKind, Scope, ScopeKind, ScopeTree, all_params
 from checker.facts.syntax import operands
-
-if TYPE_CHECKING:
-    from checker.facts.module import ModuleFacts
-    from checker.project import Project
 
 _MAX_DEPTH = 12
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -30,13 +26,26 @@ _MODULE_RETURNING_METHODS = frozenset(
 )
 
 
+class ImportedNames(Protocol):
+    """What inference asks of the other modules of the project."""
+
+    def kind(self, importer: str, qualified: str) -> Inferred | None:
+        """What ``qualified``, imported by the module at ``importer``, is at the top level
+        of the project module that binds it (re-exports followed), or None."""
+        ...
+
+    def class_model(self, node: cst.ClassDef) -> ClassModel | None:
+        """The model of a class defined in another parsed module of the project."""
+        ...
+
+
 class Inference:
     """Answers "what is this expression?" for one module."""
 
-    def __init__(self, tree: ScopeTree, path: str = "", project: Project | None = None) -> None:
+    def __init__(self, tree: ScopeTree, path: str = "", index: ImportedNames | None = None) -> None:
         self.tree = tree
         self.path = path
-        self.project = project
+        self.index = index
         self._names: dict[tuple[cst.CSTNode, Scope], frozenset[str]] = {}
         self._kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
@@ -107,7 +116,7 @@ class Inference:
 
     def _infer(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
         if isinstance(expr, _CONSTANTS):
-            return Inferred(Kind.IMMUTABLE, "a literal")
+            return Inferred(Kind.IMMUTABLE, Basis.LITERAL)
         if isinstance(expr, cst.Name):
             return self.infer_name(expr.value, scope)
         if isinstance(expr, cst.Attribute):
@@ -125,9 +134,9 @@ class Inference:
             inner = self.tree.scope_of.get(expr, scope)
             element = expr.value if isinstance(expr, cst.DictComp) else expr.elt
             found = self.infer(element, inner)
-            return Inferred(Kind.TENSOR_CONTAINER if found.kind.is_tensor_like else Kind.MUTABLE, "a comprehension")
+            return Inferred(Kind.TENSOR_CONTAINER if found.kind.is_tensor_like else Kind.MUTABLE, Basis.COMPREHENSION)
         if isinstance(expr, cst.Lambda):
-            return Inferred(Kind.FUNCTION, "a lambda", expr, scope)
+            return Inferred(Kind.FUNCTION, Basis.LAMBDA, "", expr, scope)
         if isinstance(expr, (cst.UnaryOperation, cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)):
             return self._operation(expr, scope)
         if isinstance(expr, cst.IfExp):
@@ -153,9 +162,9 @@ class Inference:
         """What one binding binds its name to."""
         kind = binding.kind
         if kind is BindingKind.FUNCTION:
-            return Inferred(Kind.FUNCTION, f"function {binding.name}()", binding.definition, binding.written_in)
+            return Inferred(Kind.FUNCTION, Basis.DEF, binding.name, binding.definition, binding.written_in)
         if kind is BindingKind.CLASS:
-            return Inferred(Kind.CLASS, f"class {binding.name}", binding.definition, binding.written_in)
+            return Inferred(Kind.CLASS, Basis.CLASS, binding.name, binding.definition, binding.written_in)
         if kind is BindingKind.IMPORT:
             return self._imported(binding)
         if kind is BindingKind.PARAMETER:
@@ -172,12 +181,12 @@ class Inference:
         name = binding.imported or ""
         head, _, last = name.rpartition(".")
         if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
-            return Inferred(Kind.IMMUTABLE, name)
+            return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
         if isinstance(binding.node, cst.Attribute) or (
             isinstance(binding.node, cst.Name) and "." not in name and not name.startswith(".")
         ):
             # ``import a.b`` or ``import a``: a module object.
-            return Inferred(Kind.PYMODULE, name)
+            return Inferred(Kind.PYMODULE, Basis.NAME, name)
         return UNKNOWN
 
     def imported_kind(self, name: str, scope: Scope) -> Inferred:
@@ -186,20 +195,16 @@ class Inference:
         names, base classes), since each answer may parse a module. Functions come back
         without their definition: bodies in other modules are not judged here."""
         bindings = self.tree.bindings(scope, name)
-        if self.project is None or len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT:
+        if self.index is None or len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT:
             return UNKNOWN
         qualified = bindings[0].imported or ""
         if "." not in qualified.lstrip("."):
             return UNKNOWN  # ``import pkg``: a module object, nothing to look up
-        found = self.project.lookup(self.path, qualified, require_api=False)
-        if found is None:
-            return UNKNOWN
-        facts, attribute = found
-        inferred = self.project.follow(facts, attribute, _kind_at_top_level)
+        inferred = self.index.kind(self.path, qualified)
         if inferred is None:
             return UNKNOWN
         if inferred.kind is Kind.FUNCTION:
-            return Inferred(Kind.FUNCTION, inferred.why)
+            return Inferred(Kind.FUNCTION, inferred.basis, inferred.subject)
         return inferred
 
     def _parameter(self, binding: Binding) -> Inferred:
@@ -220,15 +225,15 @@ class Inference:
         if "builtins.staticmethod" in decorators:
             return UNKNOWN
         if "builtins.classmethod" in decorators:
-            return Inferred(Kind.CLASS, f"class {model.name}", model.node, owner.parent)
+            return Inferred(Kind.CLASS, Basis.CLASS, model.name, model.node, owner.parent)
         return model.instance(binding.name)
 
     def _annotation(self, annotation: cst.BaseExpression, scope: Scope) -> Inferred:
         names = self.qualified_names(annotation, scope)
         if names & api.TENSOR_ANNOTATIONS:
-            return Inferred(Kind.TENSOR, "annotated as a tensor")
+            return Inferred(Kind.TENSOR, Basis.ANNOTATION)
         if names & api.MODULE_BASES:
-            return Inferred(Kind.MODULE, "annotated as an nn.Module")
+            return Inferred(Kind.MODULE, Basis.ANNOTATION)
         return UNKNOWN
 
     def _attribute(self, expr: cst.Attribute, scope: Scope) -> Inferred:
@@ -236,20 +241,20 @@ class Inference:
         for name in self.qualified_names(expr, scope):
             head, _, last = name.rpartition(".")
             if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
-                return Inferred(Kind.IMMUTABLE, name)
+                return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
             if head in api.CONSTANT_MODULES:
-                return Inferred(Kind.IMMUTABLE, name)
+                return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
         owner = self.infer(expr.value, scope)
         if owner.kind is Kind.TENSOR:
             if attr in api.TENSOR_ATTRIBUTES:
-                return Inferred(Kind.TENSOR, f"tensor attribute .{attr}")
+                return Inferred(Kind.TENSOR, Basis.TENSOR_ATTRIBUTE, attr)
             if attr in api.TENSOR_METADATA:
-                return Inferred(Kind.IMMUTABLE, f"tensor metadata .{attr}")
+                return Inferred(Kind.IMMUTABLE, Basis.TENSOR_METADATA, attr)
             return UNKNOWN
         if isinstance(owner.definition, cst.ClassDef) and owner.kind in (Kind.OBJECT, Kind.MODULE, Kind.CLASS):
             return self.class_model(owner.definition).attribute_kind(attr, self)
         if owner.kind is Kind.MODULE and attr in ("weight", "bias"):
-            return Inferred(Kind.TENSOR, f"parameter .{attr} of a module")
+            return Inferred(Kind.TENSOR, Basis.MODULE_PARAMETER, attr)
         return UNKNOWN
 
     def _call(self, expr: cst.Call, scope: Scope) -> Inferred:
@@ -272,7 +277,7 @@ class Inference:
         if callee.kind is Kind.FUNCTION and callee.definition is not None:
             return self.returned(callee.definition)
         if callee.kind is Kind.MODULE:
-            return Inferred(Kind.TENSOR, "the output of a module call")
+            return Inferred(Kind.TENSOR, Basis.MODULE_OUTPUT)
         return UNKNOWN
 
     def returned(self, definition: cst.CSTNode) -> Inferred:
@@ -283,35 +288,35 @@ class Inference:
         if isinstance(definition, cst.Lambda):
             return self.infer(definition.body, body)
         if not body.returns:
-            return Inferred(Kind.NONE, "None")
+            return NONE
         return join(self.infer(value, body) for value in body.returns)
 
     def _subscript(self, expr: cst.Subscript, scope: Scope) -> Inferred:
         container = self.infer(expr.value, scope)
         if container.kind in (Kind.TENSOR, Kind.TENSOR_CONTAINER):
-            return Inferred(Kind.TENSOR, "an item of a tensor or a container of tensors")
+            return Inferred(Kind.TENSOR, Basis.ITEM)
         if container.kind in (Kind.NDARRAY, Kind.MODULE):
-            return Inferred(container.kind, container.why)
+            return Inferred(container.kind, container.basis, container.subject, named=container.named)
         return UNKNOWN
 
     def _sequence(self, expr: cst.BaseExpression, values: list[cst.BaseExpression], scope: Scope) -> Inferred:
         kinds = [self.infer(value, scope).kind for value in values]
         if any(kind.is_tensor_like for kind in kinds):
-            return Inferred(Kind.TENSOR_CONTAINER, "a container holding tensors")
+            return Inferred(Kind.TENSOR_CONTAINER, Basis.TENSOR_DISPLAY)
         if isinstance(expr, cst.Tuple):
             if all(kind in (Kind.IMMUTABLE, Kind.NONE) for kind in kinds):
-                return Inferred(Kind.IMMUTABLE, "a tuple of constants")
+                return Inferred(Kind.IMMUTABLE, Basis.CONSTANT_TUPLE)
             return UNKNOWN
-        return Inferred(Kind.MUTABLE, "a list, dict or set")
+        return Inferred(Kind.MUTABLE, Basis.DISPLAY)
 
     def _operation(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
         kinds = {self.infer(child, scope).kind for child in operands(expr)}
         if Kind.TENSOR in kinds:
-            return Inferred(Kind.TENSOR, "tensor arithmetic")
+            return Inferred(Kind.TENSOR, Basis.ARITHMETIC)
         if Kind.NDARRAY in kinds:
-            return Inferred(Kind.NDARRAY, "array arithmetic")
+            return Inferred(Kind.NDARRAY, Basis.ARITHMETIC)
         if kinds <= {Kind.IMMUTABLE}:
-            return Inferred(Kind.IMMUTABLE, "arithmetic on constants")
+            return Inferred(Kind.IMMUTABLE, Basis.ARITHMETIC)
         return UNKNOWN
 
     # -- classes and decorators -------------------------------------------------
@@ -321,10 +326,10 @@ class Inference:
         if model is None:
             scope = self.tree.scope_of.get(node)
             if scope is None:
-                owner = self.project.owner_of(node) if self.project is not None else None
-                if owner is None:
+                foreign = self.index.class_model(node) if self.index is not None else None
+                if foreign is None:
                     raise LookupError(f"class {node.name.value} belongs to no parsed module")
-                return owner.inference.class_model(node)
+                return foreign
             model = ClassModel(node, scope, self)
             self._classes[node] = model
         return model
@@ -340,41 +345,32 @@ class Inference:
         return names
 
 
-def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
-    inferred = facts.inference.infer_name(attribute, facts.tree.module)
-    if not inferred.known:
-        # A re-export (``from .attention_processor import Attention`` in attention.py):
-        # follow it on; Project.follow ends import cycles.
-        return facts.inference.imported_kind(attribute, facts.tree.module)
-    return inferred
-
-
 def _builtin(name: str) -> Inferred:
     if name == "None":
-        return Inferred(Kind.NONE, "None")
+        return NONE
     if name in ("True", "False", "Ellipsis", "__name__", "__file__", "__doc__"):
-        return Inferred(Kind.IMMUTABLE, name)
-    return Inferred(Kind.FUNCTION, f"builtin {name}")
+        return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
+    return Inferred(Kind.FUNCTION, Basis.BUILTIN, name)
 
 
 def _known_call(name: str) -> Inferred | None:
     if api.is_torch_tensor_call(name):
-        return Inferred(Kind.TENSOR, f"{name}(...)")
+        return Inferred(Kind.TENSOR, Basis.CALL, name)
     if api.is_torch_tensors_call(name):
-        return Inferred(Kind.TENSOR_CONTAINER, f"{name}(...)")
+        return Inferred(Kind.TENSOR_CONTAINER, Basis.CALL, name)
     if name in api.PARAMETER_CONTAINERS:
-        return Inferred(Kind.TENSOR_CONTAINER, f"{name}(...)")
+        return Inferred(Kind.TENSOR_CONTAINER, Basis.CALL, name)
     if api.is_torch_module_class(name):
-        return Inferred(Kind.MODULE, f"{name}(...)")
+        return Inferred(Kind.MODULE, Basis.CALL, name)
     if api.is_numpy_array_call(name):
-        return Inferred(Kind.NDARRAY, f"{name}(...)")
+        return Inferred(Kind.NDARRAY, Basis.CALL, name)
     head, _, last = name.rpartition(".")
     if name in api.IMMUTABLE_CALLS or (head == "torch" and last in api.TORCH_IMMUTABLE_CALLS) or head == "math":
-        return Inferred(Kind.IMMUTABLE, f"{name}(...)")
+        return Inferred(Kind.IMMUTABLE, Basis.CALL, name)
     if name in api.MUTABLE_CALLS:
-        return Inferred(Kind.MUTABLE, f"{name}(...)")
+        return Inferred(Kind.MUTABLE, Basis.CALL, name)
     if name in api.PARTIAL_CALLS:
-        return Inferred(Kind.PARTIAL, f"{name}(...)")
+        return Inferred(Kind.PARTIAL, Basis.CALL, name)
     return None
 
 
@@ -382,19 +378,19 @@ def _method_result(receiver: Inferred, method: str) -> Inferred | None:
     if receiver.kind is Kind.TENSOR:
         result = api.tensor_method_result(method)
         return {
-            "tensor": Inferred(Kind.TENSOR, f"tensor method .{method}()"),
-            "tensors": Inferred(Kind.TENSOR_CONTAINER, f"tensor method .{method}()"),
-            "list": Inferred(Kind.MUTABLE, f".{method}() of a tensor"),
-            "scalar": Inferred(Kind.IMMUTABLE, f".{method}() of a tensor"),
-            "shape": Inferred(Kind.IMMUTABLE, f".{method}() of a tensor"),
-            "ndarray": Inferred(Kind.NDARRAY, f".{method}() of a tensor"),
+            "tensor": Inferred(Kind.TENSOR, Basis.TENSOR_METHOD, method),
+            "tensors": Inferred(Kind.TENSOR_CONTAINER, Basis.TENSOR_METHOD, method),
+            "list": Inferred(Kind.MUTABLE, Basis.TENSOR_CONVERSION, method),
+            "scalar": Inferred(Kind.IMMUTABLE, Basis.TENSOR_CONVERSION, method),
+            "shape": Inferred(Kind.IMMUTABLE, Basis.TENSOR_CONVERSION, method),
+            "ndarray": Inferred(Kind.NDARRAY, Basis.TENSOR_CONVERSION, method),
         }.get(result, UNKNOWN)
     if receiver.kind is Kind.NDARRAY:
         if method == "tolist":
-            return Inferred(Kind.MUTABLE, ".tolist() of an array")
+            return Inferred(Kind.MUTABLE, Basis.ARRAY_CONVERSION, method)
         if method == "item":
-            return Inferred(Kind.IMMUTABLE, ".item() of an array")
-        return Inferred(Kind.NDARRAY, f"array method .{method}()")
+            return Inferred(Kind.IMMUTABLE, Basis.ARRAY_CONVERSION, method)
+        return Inferred(Kind.NDARRAY, Basis.ARRAY_METHOD, method)
     if receiver.kind is Kind.MODULE and method in _MODULE_RETURNING_METHODS:
         return receiver
     return None

@@ -13,23 +13,56 @@ from checker.facts.scopes import Scope
 
 class Kind(enum.Enum):
     TENSOR = "tensor"
-    MODULE = "nn.Module"
-    TENSOR_CONTAINER = "container of tensors"
-    NDARRAY = "numpy array"
-    MUTABLE = "mutable container"
-    IMMUTABLE = "constant"
-    NONE = "None"
+    MODULE = "module"
+    TENSOR_CONTAINER = "tensor-container"
+    NDARRAY = "ndarray"
+    MUTABLE = "mutable"
+    IMMUTABLE = "immutable"
+    NONE = "none"
     FUNCTION = "function"
     CLASS = "class"
-    PYMODULE = "imported module"
+    PYMODULE = "pymodule"
     OBJECT = "object"
-    PARTIAL = "functools.partial"
+    PARTIAL = "partial"
     UNKNOWN = "unknown"
 
     @property
     def is_tensor_like(self) -> bool:
         """Tensors and the things that carry them into an op (AIG301)."""
         return self in (Kind.TENSOR, Kind.MODULE, Kind.TENSOR_CONTAINER)
+
+
+class Basis(enum.Enum):
+    """What an inference rests on. ``Inferred.subject`` names the thing it cites, where
+    the basis has one (a qualified name, a class, a method or an attribute)."""
+
+    NOTHING = "nothing"
+    LITERAL = "literal"
+    NONE = "none"
+    NAME = "name"  # subject: a qualified name (a dtype, a constant, an imported module)
+    CALL = "call"  # subject: the qualified name called
+    ANNOTATION = "annotation"
+    ARITHMETIC = "arithmetic"
+    DISPLAY = "display"  # a list, dict or set display
+    TENSOR_DISPLAY = "tensor-display"  # a display or tuple holding tensors
+    CONSTANT_TUPLE = "constant-tuple"
+    COMPREHENSION = "comprehension"
+    ITEM = "item"  # an item of a tensor or a container of tensors
+    TENSOR_ATTRIBUTE = "tensor-attribute"  # subject: the attribute
+    TENSOR_METADATA = "tensor-metadata"  # subject: the attribute
+    MODULE_PARAMETER = "module-parameter"  # subject: ``weight`` or ``bias``
+    MODULE_OUTPUT = "module-output"
+    TENSOR_METHOD = "tensor-method"  # a tensor method returning tensors; subject: the method
+    TENSOR_CONVERSION = "tensor-conversion"  # a tensor method returning Python data; subject: the method
+    ARRAY_METHOD = "array-method"  # subject: the method
+    ARRAY_CONVERSION = "array-conversion"  # subject: ``tolist`` or ``item``
+    DEF = "def"  # subject: the function
+    LAMBDA = "lambda"
+    BUILTIN = "builtin"  # subject: the builtin
+    METHOD = "method"  # subject: ``Class.method``
+    CLASS = "class"  # subject: the class
+    INSTANCE = "instance"  # subject: the class; ``Inferred.named``: the name bound to it, if any
+    REGISTERED = "registered"  # ``register_buffer`` and friends; subject: buffer, parameter or submodule
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,9 +74,11 @@ class Inferred:
     """
 
     kind: Kind
-    why: str = ""
+    basis: Basis = Basis.NOTHING
+    subject: str = ""
     definition: cst.CSTNode | None = None
     scope: Scope | None = None
+    named: str = ""
 
     @property
     def known(self) -> bool:
@@ -51,13 +86,14 @@ class Inferred:
 
 
 UNKNOWN = Inferred(Kind.UNKNOWN)
+NONE = Inferred(Kind.NONE, Basis.NONE)
 
 
 def join(candidates: Iterable[Inferred]) -> Inferred:
     """The kind of a name bound several times: agreed kinds survive, ``None`` is optional."""
     kinds = [c for c in candidates if c.kind is not Kind.NONE]
     if not kinds:
-        return Inferred(Kind.NONE, "None")
+        return NONE
     first = kinds[0]
     if all(c.kind is first.kind for c in kinds):
         return first

@@ -4,56 +4,73 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
 from checker import torch_api as api
-from checker.elsewhere import Elsewhere
 from checker.facts.annotations import AnnotationJudge
 from checker.facts.bodies import BodyEvents, Event
-from checker.facts.captures import Capture, CaptureFinder
-from checker.facts.handoffs import Handoff, handoffs, registered_elsewhere
-from checker.facts.inference import Inference
+from checker.facts.captures import Capture, CaptureFinder, ImportedHelpers
+from checker.facts.handoffs import Handoff, ImportedDefinitions, handoffs, registered_elsewhere
+from checker.facts.inference import ImportedNames, Inference
 from checker.facts.kinds import Kind
-from checker.facts.registrations import Form, Registrars, Registration, find_registrations, registered_argument
-from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
+from checker.facts.registrations import (
+    Form,
+    ImportedRegistrars,
+    Registrars,
+    Registration,
+    find_registrations,
+    registered_argument,
+)
+from checker.facts.scope_builder import build_tree
+from checker.facts.scopes import BindingKind, Scope, all_params
 from checker.facts.targets import Body, Target, TargetKind, TargetResolver
 from checker.facts.values import Values
-
-if TYPE_CHECKING:
-    from checker.project import Project
+from checker.links import Elsewhere
+from checker.packages import module_name
 
 #: How many calls deep a compiled function's callees count as compiled too.
 _COMPILED_CALL_DEPTH = 4
 
 
+class ModuleIndex(ImportedNames, ImportedRegistrars, ImportedDefinitions, ImportedHelpers, Protocol):
+    """Everything the facts of one module may ask about the other modules of the project.
+
+    Each part is declared by the fact that asks it; the project index
+    (:class:`checker.project.Project`) implements them all, from above: facts never
+    import it.
+    """
+
+
 class ModuleFacts:
-    """Registrations, targets, captures and compiled regions of one parsed module."""
+    """Registrations, targets, captures and compiled regions of one parsed module.
+
+    ``index`` answers questions about the project's other modules (None: the module is
+    judged alone); ``elsewhere`` are registrations of this module's defs and classes
+    made by other modules.
+    """
 
     def __init__(
-        self, module: cst.Module, path: str, project: Project | None = None, elsewhere: Sequence[Elsewhere] = ()
+        self, module: cst.Module, path: str, index: ModuleIndex | None = None, elsewhere: Sequence[Elsewhere] = ()
     ) -> None:
         self.module = module
         self.path = path
-        self.project = project
-        #: Registrations of this module's defs and classes made by other modules.
+        self.index = index
         self.elsewhere = tuple(elsewhere)
         #: sha256 of the file's bytes, set when the project parsed it.
         self.digest = ""
-        self.tree = ScopeTree.build(module)
-        self.inference = Inference(self.tree, path, project)
+        self.tree = build_tree(module)
+        self.inference = Inference(self.tree, path, index)
 
     @cached_property
     def dotted(self) -> str | None:
         """The dotted module name this file is imported as, when it is in a package."""
-        from checker.project import module_name
-
         return module_name(self.path)
 
     @cached_property
     def registrars(self) -> Registrars:
-        return Registrars(self.tree, self.inference, self.path, self.project)
+        return Registrars(self.tree, self.inference, self.path, self.index)
 
     @cached_property
     def registrations(self) -> list[Registration]:
@@ -62,7 +79,7 @@ class ModuleFacts:
     @cached_property
     def handoffs(self) -> list[Handoff]:
         """Registrations here of defs and classes that other modules of the project define."""
-        return list(handoffs(self.registrations, self.inference))
+        return list(handoffs(self.registrations, self.inference, self.index))
 
     @cached_property
     def targets(self) -> list[Target]:
@@ -70,8 +87,13 @@ class ModuleFacts:
         return [target for registration in self.registrations for target in resolver.targets(registration)]
 
     @cached_property
-    def _capture_finder(self) -> CaptureFinder:
-        return CaptureFinder(self.tree, self.inference)
+    def capture_finder(self) -> CaptureFinder:
+        """The captures of this module's bodies; helpers of other modules lead here too."""
+        return CaptureFinder(self.tree, self.inference, self._registered_bodies, self.index)
+
+    def _registered_bodies(self) -> frozenset[cst.CSTNode]:
+        """Every body this module registers, honoured or not: judged as registrations of their own."""
+        return frozenset(body.node for target in self.targets for body in target.bodies)
 
     @cached_property
     def events(self) -> list[tuple[Body, Event]]:
@@ -127,7 +149,7 @@ class ModuleFacts:
         """Targets whose registration is not overridden by another marker (AIG406 reports those)."""
         return [target for target in self.targets if self.overriding_marker(target) is None]
 
-    def overriding_marker(self, target: Target) -> str | None:
+    def overriding_marker(self, target: Target) -> api.Marker | None:
         """The marker that wins over this registration, when the code says which one does.
 
         nonstrict_trace and leaf_function win in either order; a decorator applied
@@ -136,7 +158,7 @@ class ModuleFacts:
         if target.definition is None:
             return None
         for marker, node in self.markers.get(target.definition, []):
-            if marker in ("nonstrict_trace", "leaf_function"):
+            if marker.wins_in_any_order:
                 return marker
             definition = target.definition
             if (
@@ -151,28 +173,27 @@ class ModuleFacts:
     def captures(self) -> Iterator[Capture]:
         """Every capture of every honoured body (and the helpers it calls), each body once."""
         seen: set[tuple[cst.CSTNode, bool]] = set()
-        registered = frozenset(body.node for target in self.targets for body in target.bodies)
         for target in self.honoured_targets:
             for body in target.bodies:
                 key = (body.node, body.bound_self)
                 if key in seen:
                     continue
                 seen.add(key)
-                yield from self._capture_finder.captures(body, registered)
+                yield from self.capture_finder.captures(body)
 
     def closure_names(self, target: Target) -> list[str]:
         """Names a registered def or lambda takes from the function that creates it."""
         names: list[str] = []
         for body in target.bodies:
-            for name in self._capture_finder.closure_names(body):
+            for name in self.capture_finder.closure_names(body):
                 if name not in names:
                     names.append(name)
         return names
 
     @cached_property
-    def markers(self) -> dict[cst.CSTNode, list[tuple[str, cst.CSTNode]]]:
+    def markers(self) -> dict[cst.CSTNode, list[tuple[api.Marker, cst.CSTNode]]]:
         """Definition -> the other Dynamo markers applied to it (decorators and calls)."""
-        found: dict[cst.CSTNode, list[tuple[str, cst.CSTNode]]] = {}
+        found: dict[cst.CSTNode, list[tuple[api.Marker, cst.CSTNode]]] = {}
         for definition, scope in self.tree.definitions:
             for decorator in definition.decorators:
                 marker = self._marker(decorator.decorator, scope)
@@ -187,7 +208,7 @@ class ModuleFacts:
                 found.setdefault(definition, []).append((marker, call))
         return found
 
-    def _marker(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
+    def _marker(self, expr: cst.BaseExpression, scope: Scope) -> api.Marker | None:
         if isinstance(expr, cst.Call):
             expr = expr.func
         for name in self.inference.qualified_names(expr, scope):

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
@@ -24,10 +23,7 @@ from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
 from checker.facts.syntax import describe
-
-if TYPE_CHECKING:
-    from checker.facts.module import ModuleFacts
-    from checker.project import Project
+from checker.links import Place, Registrar, Via
 
 
 class Form(enum.Enum):
@@ -42,40 +38,43 @@ class Registration:
     """One application of a registrar.
 
     ``site`` is the decorator or call node (where registration findings point),
-    ``argument`` the expression registered (the decorated def or class for the
-    decorator form), ``scope`` the scope the registration runs in, and
-    ``result_kept`` whether a call form's result is stored (``self._f = aig(self.m)``).
-    A registration made ``ELSEWHERE`` has the def or class here as its site and
-    argument, and ``where`` names the other module's line (``pkg/register.py:3``).
+    ``registrar`` what applies it, ``argument`` the expression registered (the
+    decorated def or class for the decorator form), ``scope`` the scope the
+    registration runs in, and ``result_kept`` whether a call form's result is stored
+    (``self._f = aig(self.m)``). A registration made ``ELSEWHERE`` has the def or class
+    here as its site and argument, and ``where`` is the other module's line.
     """
 
     site: cst.CSTNode
-    spelling: str
+    registrar: Registrar
     form: Form
     argument: cst.CSTNode
     scope: Scope
     result_kept: bool
     decorator_index: int = -1
-    where: str | None = None
+    where: Place | None = None
 
 
-@dataclass(frozen=True)
-class Registrar:
-    """How a registrar is spelled in messages, and which positional argument it registers."""
+class ImportedRegistrars(Protocol):
+    """What registrar discovery asks of the other modules of the project."""
 
-    spelling: str
-    index: int = 0
+    def registrar(self, importer: str, qualified: str) -> Registrar | None:
+        """The registrar that ``qualified``, imported by the module at ``importer``, is
+        in another module of the project (re-exports followed), or None."""
+        ...
 
 
 class Registrars:
     """Decides whether an expression is a registrar, following aliases and wrappers,
-    in this module and, through ``project``, in the modules it imports them from."""
+    in this module and, through ``index``, in the modules it imports them from."""
 
-    def __init__(self, tree: ScopeTree, inference: Inference, path: str = "", project: Project | None = None) -> None:
+    def __init__(
+        self, tree: ScopeTree, inference: Inference, path: str = "", index: ImportedRegistrars | None = None
+    ) -> None:
         self.tree = tree
         self.inference = inference
         self.path = path
-        self.project = project
+        self.index = index
         #: wrapper def -> index of the parameter it forwards to a registrar
         self.wrappers: dict[cst.FunctionDef, int] = {}
         #: qualified names of an imported expression -> the registrar they name, if any
@@ -88,7 +87,7 @@ class Registrars:
             return Registrar(describe(expr))
         wrapper = self.wrapper(expr, scope)
         if wrapper is not None:
-            return Registrar(f"{describe(expr)} (forwards to allow_in_graph)", wrapper[1])
+            return Registrar(describe(expr), Via.WRAPPER, wrapper[1])
         return self._imported(expr, scope)
 
     def exported(self) -> tuple[str, ...]:
@@ -105,25 +104,22 @@ class Registrars:
 
     def _imported(self, expr: cst.BaseExpression, scope: Scope) -> Registrar | None:
         """An alias or wrapper defined in another module of the project (``from .utils import x``)."""
-        if self.project is None or not isinstance(expr, (cst.Name, cst.Attribute)):
+        if self.index is None or not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
         names = self.inference.qualified_names(expr, scope)
         if names not in self._imported_cache:
-            self._imported_cache[names] = self._imported_uncached(self.project, expr, names)
+            self._imported_cache[names] = self._imported_uncached(self.index, expr, names)
         return self._imported_cache[names]
 
-    def _imported_uncached(self, project: Project, expr: cst.BaseExpression, names: frozenset[str]) -> Registrar | None:
+    def _imported_uncached(
+        self, index: ImportedRegistrars, expr: cst.BaseExpression, names: frozenset[str]
+    ) -> Registrar | None:
         for name in sorted(names):
             if name.startswith("builtins."):
                 continue
-            found = project.lookup(self.path, name)
-            if found is None:
-                continue
-            facts, attribute = found
-            registrar = project.follow(facts, attribute, _registrar_named)
-            if registrar is not None:
-                origin = Path(facts.path).name
-                return Registrar(f"{describe(expr)} (the registrar {attribute} of {origin})", registrar.index)
+            found = index.registrar(self.path, name)
+            if found is not None:
+                return Registrar(describe(expr), Via.IMPORTED, found.index, found.alias, found.module)
         return None
 
     def is_api(self, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -187,11 +183,6 @@ class Registrars:
         return None
 
 
-def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
-    """The registrar a module binds to ``attribute`` at its top level, if any."""
-    return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
-
-
 def registered_argument(call: cst.Call, index: int = 0) -> cst.BaseExpression | None:
     """The argument a registrar call registers: positional ``index``, or ``fn=``."""
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
@@ -210,17 +201,14 @@ def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registra
         for index, decorator in enumerate(definition.decorators):
             registrar = registrars.resolve(decorator.decorator, scope)
             if registrar is not None:
-                found.append(
-                    Registration(decorator, registrar.spelling, Form.DECORATOR, definition, scope, True, index)
-                )
+                found.append(Registration(decorator, registrar, Form.DECORATOR, definition, scope, True, index))
     for call, scope in tree.calls:
         registrar = registrars.resolve(call.func, scope)
         if registrar is None:
             continue
-        spelling = registrar.spelling
         argument = registered_argument(call, registrar.index)
         if argument is None:
             continue
         kept = call not in tree.discarded_calls
-        found.append(Registration(call, spelling, Form.CALL, argument, scope, kept))
+        found.append(Registration(call, registrar, Form.CALL, argument, scope, kept))
     return found

@@ -14,6 +14,8 @@ from checker.facts.scopes import (
     AttributeStore,
     Binding,
     BindingKind,
+    Mutation,
+    MutationKind,
     Read,
     Scope,
     ScopeKind,
@@ -117,7 +119,7 @@ class _Builder:
             scope.bindings.setdefault(name, []).append(binding)
         return binding
 
-    def _read(self, node: cst.Name, mutation: str | None = None) -> Read:
+    def _read(self, node: cst.Name, mutation: Mutation | None = None) -> Read:
         read = Read(node.value, node, self.scope, mutation)
         self.scope.reads.append(read)
         return read
@@ -217,17 +219,17 @@ class _Builder:
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, kind, None)
         elif isinstance(target, cst.Attribute):
-            self._mutated_base(target.value, f"assigns its attribute '{target.attr.value}'")
+            self._mutated_base(target.value, Mutation(MutationKind.ATTRIBUTE, target.attr.value))
             if isinstance(target.value, cst.Name):
                 self.scope.attribute_stores.append(AttributeStore(target.value.value, target.attr.value, value, target))
         elif isinstance(target, cst.Subscript):
-            self._mutated_base(target.value, "assigns one of its items")
+            self._mutated_base(target.value, Mutation(MutationKind.ITEM))
             for element in target.slice:
                 self._visit(element)
         else:
             self._visit(target)
 
-    def _mutated_base(self, base: cst.BaseExpression, how: str) -> None:
+    def _mutated_base(self, base: cst.BaseExpression, how: Mutation) -> None:
         if isinstance(base, cst.Name):
             self._read(base, mutation=how)
         else:
@@ -329,7 +331,7 @@ class _Builder:
         self.tree.calls.append((node, self.scope))
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and is_mutating_method(func.attr.value):
-            self._read(func.value, mutation=f"calls its .{func.attr.value}() method")
+            self._read(func.value, mutation=Mutation(MutationKind.METHOD, func.attr.value))
         else:
             self._visit(func)
         for arg in node.args:

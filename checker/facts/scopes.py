@@ -73,14 +73,35 @@ class Binding:
         return any(statement in mine and mine[statement] != branch for statement, branch in other.branches)
 
 
+class MutationKind(enum.Enum):
+    ATTRIBUTE = "attribute"  # ``obj.attr = v``
+    ITEM = "item"  # ``obj[k] = v``
+    METHOD = "method"  # ``obj.append(v)``, ``t.add_(v)``
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """How a read changes the object it reads; ``name`` is the attribute or method."""
+
+    kind: MutationKind
+    name: str = ""
+
+
+class Declaration(enum.Enum):
+    """The statement that makes a function's assignment rebind an outer name."""
+
+    GLOBAL = "global"
+    NONLOCAL = "nonlocal"
+
+
 @dataclass(eq=False)
 class Read:
-    """A load of a name. ``mutation`` describes how the read object is changed, if it is."""
+    """A load of a name. ``mutation`` says how the read object is changed, if it is."""
 
     name: str
     node: cst.Name
     scope: Scope
-    mutation: str | None = None
+    mutation: Mutation | None = None
 
 
 @dataclass(eq=False)
@@ -148,12 +169,6 @@ class ScopeTree:
     #: ``target = <call>``: the call -> its (single) assignment target.
     assigned_calls: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     _calls_by_scope: dict[Scope, list[tuple[cst.Call, Scope]]] | None = None
-
-    @classmethod
-    def build(cls, module: cst.Module) -> ScopeTree:
-        from checker.facts.scope_builder import build_tree
-
-        return build_tree(module)
 
     def owner(self, scope: Scope, name: str) -> Scope | None:
         """The scope whose binding of ``name`` a read in ``scope`` sees; None for builtins."""

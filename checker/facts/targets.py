@@ -17,10 +17,11 @@ import libcst as cst
 from checker import torch_api as api
 from checker.facts.classes import ClassModel
 from checker.facts.inference import Inference
-from checker.facts.kinds import Inferred, Kind
+from checker.facts.kinds import Basis, Inferred, Kind
 from checker.facts.registrations import Form, Registration
 from checker.facts.scopes import BindingKind, Scope, ScopeKind, ScopeTree
 from checker.facts.syntax import describe
+from checker.links import Place
 
 
 class TargetKind(enum.Enum):
@@ -42,6 +43,23 @@ class TargetKind(enum.Enum):
     UNRESOLVED = "unresolved"
 
 
+class Uncallable(enum.Enum):
+    """Why a NOT_CALLABLE target is not a callable ``allow_in_graph`` accepts."""
+
+    VALUE = "value"  # a literal, None, a container, a tensor: ``Target.value`` says which
+    NO_CALL = "no-call"  # an instance of a class that defines no ``__call__``
+    CLASSMETHOD_OBJECT = "classmethod-object"  # ``@allow_in_graph`` above ``@classmethod``
+    PROPERTY_OBJECT = "property-object"  # ``@allow_in_graph`` above ``@property``
+    STATICMETHOD_OBJECT = "staticmethod-object"  # ``@allow_in_graph`` above ``@staticmethod``
+
+
+class MethodUse(enum.Enum):
+    """What becomes of a registered bound method."""
+
+    DISCARDED = "discarded"  # the registration's result is dropped
+    BYPASSED = "bypassed"  # kept, while the class also calls the method afresh
+
+
 @dataclass(frozen=True, eq=False)
 class Body:
     """A function body the capture rules read. ``bound_self``: its first parameter is not an argument.
@@ -50,30 +68,34 @@ class Body:
     node: cst.FunctionDef | cst.Lambda
     scope: Scope
     bound_self: bool = False
-    registered_at: str | None = None
+    registered_at: Place | None = None
 
     @property
-    def label(self) -> str:
-        """How messages name the function: ``scaled``, or ``scaled (registered at pkg/ops.py:3)``."""
-        name = self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
-        return f"{name} (registered at {self.registered_at})" if self.registered_at else name
+    def name(self) -> str:
+        return self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
 
 
 @dataclass(frozen=True, eq=False)
 class Target:
-    """One registered thing. ``node`` is where target-specific findings point."""
+    """One registered thing. ``node`` is where target-specific findings point.
+
+    ``value`` is what inference says a registered value is (a module instance, a
+    partial, a constant), ``instance_of`` the class of a registered instance,
+    ``not_callable`` and ``method_use`` why a target fails or is not honoured.
+    """
 
     registration: Registration
     kind: TargetKind
     node: cst.CSTNode
     display: str
-    detail: str = ""
     definition: cst.CSTNode | None = None
     bodies: tuple[Body, ...] = field(default=())
     #: A node the message cites, e.g. the call that bypasses a saved bound method.
     related: cst.CSTNode | None = None
-    #: For targets that make allow_in_graph itself fail: the error it raises.
-    error: str = "AssertionError: allow_in_graph expects a callable"
+    value: Inferred | None = None
+    instance_of: str = ""
+    not_callable: Uncallable | None = None
+    method_use: MethodUse | None = None
 
     @property
     def created_in_function(self) -> bool:
@@ -125,33 +147,28 @@ class TargetResolver:
         below = self._decorator_names(applied_first, registration.scope)
         above = self._decorator_names(applied_after, registration.scope)
         display = f"{body.parent.name}.{name}"
-        if below & {"builtins.classmethod", "builtins.property"}:
-            wrapped = "classmethod" if "builtins.classmethod" in below else "property"
+        if below & {"builtins.classmethod", "builtins.property", "builtins.staticmethod"}:
+            if "builtins.classmethod" in below:
+                wrapped = Uncallable.CLASSMETHOD_OBJECT
+            elif "builtins.property" in below:
+                wrapped = Uncallable.PROPERTY_OBJECT
+            else:
+                wrapped = Uncallable.STATICMETHOD_OBJECT
             return Target(
                 registration,
                 TargetKind.NOT_CALLABLE,
                 registration.site,
                 display,
-                f"a {wrapped} object, which is not callable",
-                definition,
-            )
-        if "builtins.staticmethod" in below:
-            return Target(
-                registration,
-                TargetKind.NOT_CALLABLE,
-                registration.site,
-                display,
-                "a staticmethod object, which cannot be weakly referenced",
-                definition,
-                error="TypeError: cannot create weak reference to 'staticmethod' object",
+                definition=definition,
+                not_callable=wrapped,
             )
         if "builtins.staticmethod" in above:
             return self._function(registration, definition, display, TargetKind.STATICMETHOD)
         if "builtins.classmethod" in above:
-            return Target(registration, TargetKind.CLASSMETHOD, registration.site, display, "", definition)
+            return Target(registration, TargetKind.CLASSMETHOD, registration.site, display, definition=definition)
         if "builtins.property" in above:
-            return Target(registration, TargetKind.PROPERTY, registration.site, display, "", definition)
-        return Target(registration, TargetKind.METHOD, registration.site, display, "", definition)
+            return Target(registration, TargetKind.PROPERTY, registration.site, display, definition=definition)
+        return Target(registration, TargetKind.METHOD, registration.site, display, definition=definition)
 
     def _decorator_names(self, decorators: list[cst.Decorator] | tuple[cst.Decorator, ...], scope: Scope) -> set[str]:
         names: set[str] = set()
@@ -233,14 +250,29 @@ class TargetResolver:
         if "builtins.staticmethod" in decorators:
             return self._function(registration, definition, display, TargetKind.STATICMETHOD, node=expr)
         if "builtins.classmethod" in decorators:
-            return Target(registration, TargetKind.CLASSMETHOD, expr, display, "", definition)
+            return Target(registration, TargetKind.CLASSMETHOD, expr, display, definition=definition)
         if owner.kind is Kind.CLASS:
-            return Target(registration, TargetKind.METHOD, expr, display, "", definition)
+            return Target(registration, TargetKind.METHOD, expr, display, definition=definition)
         if not registration.result_kept:
-            return Target(registration, TargetKind.BOUND_METHOD, expr, display, "discarded", definition)
+            return Target(
+                registration,
+                TargetKind.BOUND_METHOD,
+                expr,
+                display,
+                definition=definition,
+                method_use=MethodUse.DISCARDED,
+            )
         bypass = self._direct_call(registration, expr, model)
         if bypass is not None:
-            return Target(registration, TargetKind.BOUND_METHOD, expr, display, "bypassed", definition, related=bypass)
+            return Target(
+                registration,
+                TargetKind.BOUND_METHOD,
+                expr,
+                display,
+                definition=definition,
+                related=bypass,
+                method_use=MethodUse.BYPASSED,
+            )
         return self._function(registration, definition, display, TargetKind.BOUND_METHOD, node=expr, bound_self=True)
 
     def _direct_call(self, registration: Registration, expr: cst.Attribute, model: ClassModel) -> cst.Call | None:
@@ -281,12 +313,13 @@ class TargetResolver:
         if kind in (Kind.OBJECT, Kind.MODULE) and isinstance(definition, cst.ClassDef):
             return self._instance(registration, expr, self.inference.class_model(definition), display)
         if kind is Kind.MODULE:
-            return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, inferred.why)
+            return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, value=inferred)
         if kind is Kind.PARTIAL:
-            return Target(registration, TargetKind.PARTIAL, expr, display, inferred.why)
+            return Target(registration, TargetKind.PARTIAL, expr, display, value=inferred)
         if kind in (Kind.IMMUTABLE, Kind.NONE, Kind.MUTABLE, Kind.TENSOR, Kind.TENSOR_CONTAINER, Kind.NDARRAY):
-            what = "None" if kind is Kind.NONE else f"a {kind.value}"
-            return Target(registration, TargetKind.NOT_CALLABLE, expr, display, what)
+            return Target(
+                registration, TargetKind.NOT_CALLABLE, expr, display, value=inferred, not_callable=Uncallable.VALUE
+            )
         return Target(registration, TargetKind.UNRESOLVED, expr, display)
 
     def _method_by_name(
@@ -302,32 +335,37 @@ class TargetResolver:
         if "builtins.staticmethod" in decorators:
             return self._function(registration, definition, display, TargetKind.STATICMETHOD, node=expr)
         if "builtins.classmethod" in decorators:
-            return Target(registration, TargetKind.CLASSMETHOD, expr, display, "", definition)
-        return Target(registration, TargetKind.METHOD, expr, display, "", definition)
+            return Target(registration, TargetKind.CLASSMETHOD, expr, display, definition=definition)
+        return Target(registration, TargetKind.METHOD, expr, display, definition=definition)
 
     def _instance(
         self, registration: Registration, expr: cst.BaseExpression, model: ClassModel, display: str
     ) -> Target:
+        instance = Inferred(Kind.MODULE if model.is_module else Kind.OBJECT, Basis.INSTANCE, model.name, model.node)
         if model.is_module:
-            return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, f"an instance of {model.name}")
+            return Target(
+                registration, TargetKind.MODULE_INSTANCE, expr, display, value=instance, instance_of=model.name
+            )
         if not model.defines_call:
             return Target(
                 registration,
                 TargetKind.NOT_CALLABLE,
                 expr,
                 display,
-                f"an instance of {model.name}, which defines no __call__",
+                value=instance,
+                instance_of=model.name,
+                not_callable=Uncallable.NO_CALL,
             )
         if not model.hashable:
-            return Target(registration, TargetKind.UNHASHABLE_INSTANCE, expr, display, f"an instance of {model.name}")
+            return Target(registration, TargetKind.UNHASHABLE_INSTANCE, expr, display, instance_of=model.name)
         if model.assigns("__name__"):
             # Dynamo only fails for want of __name__ (evidence/dynamo/exp_named_callable_instance.py).
             return Target(
-                registration, TargetKind.NAMED_INSTANCE, expr, display, f"an instance of {model.name}", model.node
+                registration, TargetKind.NAMED_INSTANCE, expr, display, definition=model.node, instance_of=model.name
             )
         # Dynamo fails on the call itself (evidence section 5), so the body is not judged.
         return Target(
-            registration, TargetKind.CALLABLE_INSTANCE, expr, display, f"an instance of {model.name}", model.node
+            registration, TargetKind.CALLABLE_INSTANCE, expr, display, definition=model.node, instance_of=model.name
         )
 
     def _class(self, registration: Registration, definition: cst.ClassDef, node: cst.CSTNode) -> Target:
@@ -341,10 +379,12 @@ class TargetResolver:
                 for method in (found[0],)
                 if method in self.tree.scope_of
             )
-            return Target(registration, TargetKind.AUTOGRAD_FUNCTION, point, model.name, "", definition, bodies)
+            return Target(
+                registration, TargetKind.AUTOGRAD_FUNCTION, point, model.name, definition=definition, bodies=bodies
+            )
         if model.is_module:
-            return Target(registration, TargetKind.MODULE_CLASS, point, model.name, "", definition)
-        return Target(registration, TargetKind.CLASS, point, model.name, "", definition)
+            return Target(registration, TargetKind.MODULE_CLASS, point, model.name, definition=definition)
+        return Target(registration, TargetKind.CLASS, point, model.name, definition=definition)
 
     def _function(
         self,
@@ -360,7 +400,7 @@ class TargetResolver:
             return Target(registration, TargetKind.UNRESOLVED, node or registration.site, display)
         body = Body(definition, scope, bound_self, registration.where)
         point = node if node is not None and registration.form is Form.CALL else registration.site
-        return Target(registration, kind, point, display, "", definition, (body,))
+        return Target(registration, kind, point, display, definition=definition, bodies=(body,))
 
 
 def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:

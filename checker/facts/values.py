@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from checker.contract import UserClass
 from checker.facts.annotations import user_class_category
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
@@ -28,11 +29,14 @@ _DATA_METHODS = frozenset({"item", "tolist"})
 
 @dataclass(frozen=True)
 class ValueType:
-    """``qualified`` is a contract name (``builtins.dict``) or, for user classes, a label."""
+    """``qualified`` is a contract name (``builtins.dict``); an instance of a class of the
+    project has none, but its ``user_class`` category and ``class_name``. ``from_item``:
+    a Python number read from a tensor with ``.item()``."""
 
-    qualified: str
-    spelled: str
-    user_class: object | None = None
+    qualified: str = ""
+    user_class: UserClass | None = None
+    class_name: str = ""
+    from_item: bool = False
 
     @property
     def is_number(self) -> bool:
@@ -59,19 +63,19 @@ class Values:
     def type_of(self, expr: cst.BaseExpression, scope: Scope) -> ValueType | None:
         """The Python type of ``expr`` where it is clear, else None (never guessed)."""
         if isinstance(expr, cst.Integer):
-            return ValueType("builtins.int", "an int")
+            return ValueType("builtins.int")
         if isinstance(expr, cst.Float):
-            return ValueType("builtins.float", "a float")
+            return ValueType("builtins.float")
         if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            return ValueType("builtins.str", "a str")
+            return ValueType("builtins.str")
         if isinstance(expr, (cst.Dict, cst.DictComp)):
-            return ValueType("builtins.dict", "a dict")
+            return ValueType("builtins.dict")
         if isinstance(expr, (cst.Set, cst.SetComp)):
-            return ValueType("builtins.set", "a set")
+            return ValueType("builtins.set")
         if isinstance(expr, cst.Lambda):
-            return ValueType("types.FunctionType", "a function")
+            return ValueType("types.FunctionType")
         if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
-            return ValueType("builtins.bool", "a bool")
+            return ValueType("builtins.bool")
         if isinstance(expr, cst.Comparison) or (
             isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
         ):
@@ -79,19 +83,19 @@ class Values:
                 [expr.left, *(c.comparator for c in expr.comparisons)] if isinstance(expr, cst.Comparison) else []
             )
             if all(self._plain_python(operand, scope) for operand in operands):
-                return ValueType("builtins.bool", "a bool")
+                return ValueType("builtins.bool")
             return None
         if isinstance(expr, cst.Call):
             return self._call_type(expr, scope)
         if isinstance(expr, cst.Attribute) and expr.attr.value == "dtype":
-            return ValueType("torch.dtype", "a torch.dtype")
+            return ValueType("torch.dtype")
         if _is_shape_number(expr):
-            return ValueType("builtins.int", "an int")
+            return ValueType("builtins.int")
         if isinstance(expr, cst.BinaryOperation):
             left, right = self.type_of(expr.left, scope), self.type_of(expr.right, scope)
             if left is not None and right is not None and left.is_number and right.is_number:
                 wider = "builtins.float" if "builtins.float" in (left.qualified, right.qualified) else "builtins.int"
-                return ValueType(wider, "a float" if wider == "builtins.float" else "an int")
+                return ValueType(wider)
             return None
         return self._inferred_type(expr, scope)
 
@@ -99,24 +103,24 @@ class Values:
         names = self.inference.qualified_names(call.func, scope)
         for name, result in _NUMBER_CALLS.items():
             if name in names:
-                return ValueType(result, "a float" if result == "builtins.float" else "an int")
+                return ValueType(result)
         if "builtins.len" in names:
-            return ValueType("builtins.int", "an int")
+            return ValueType("builtins.int")
         if "builtins.str" in names:
-            return ValueType("builtins.str", "a str")
+            return ValueType("builtins.str")
         if "builtins.bool" in names:
-            return ValueType("builtins.bool", "a bool")
+            return ValueType("builtins.bool")
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "item" and not call.args:
-            return ValueType("builtins.float", "a Python number (.item())")
+            return ValueType("builtins.float", from_item=True)
         return self._inferred_type(call, scope)
 
     def _inferred_type(self, expr: cst.BaseExpression, scope: Scope) -> ValueType | None:
         inferred = self.inference.infer(expr, scope)
         if inferred.kind is Kind.FUNCTION and inferred.definition is not None:
-            return ValueType("types.FunctionType", "a function")
+            return ValueType("types.FunctionType")
         if inferred.kind is Kind.OBJECT and isinstance(inferred.definition, cst.ClassDef):
             model = self.inference.class_model(inferred.definition)
-            return ValueType("user", f"a {model.name} object", user_class_category(model))
+            return ValueType(user_class=user_class_category(model), class_name=model.name)
         if inferred.kind is Kind.MUTABLE and isinstance(expr, cst.Name):
             for binding in self.tree.bindings(scope, expr.value):
                 if binding.value is not None:
@@ -134,7 +138,7 @@ class Values:
     def _plain_python(self, expr: cst.BaseExpression, scope: Scope) -> bool:
         """Whether an operand is surely not a tensor (a comparison of tensors is a tensor)."""
         found = self.type_of(expr, scope)
-        return found is not None and found.qualified != "user"
+        return found is not None and found.user_class is None
 
     # -- is a returned number pinned by the call's arguments? ---------------------
 

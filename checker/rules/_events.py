@@ -6,9 +6,10 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import Event, EventKind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 
 
 def events_of(facts: ModuleFacts, kind: EventKind) -> Iterator[tuple[str, Event]]:
     for body, event in facts.events:
         if event.kind is kind:
-            yield body.label, event
+            yield words.function(body), event

@@ -9,6 +9,7 @@ import libcst as cst
 from checker.contract import Verdict
 from checker.facts.annotations import Judgement
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 
 
 def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[str, cst.Param, Judgement]]:
@@ -18,4 +19,4 @@ def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[st
             continue
         judgement = facts.judge.argument(param.annotation.annotation, body.scope.parent or body.scope)
         if judgement.verdict is verdict:
-            yield body.label, param, judgement
+            yield words.function(body), param, judgement

@@ -8,8 +8,9 @@ import libcst as cst
 
 from checker import torch_api as api
 from checker.facts.module import ModuleFacts
-from checker.facts.scopes import Scope
+from checker.facts.scopes import Scope, ScopeKind
 from checker.facts.targets import Body
+from checker.rules import _wording as words
 
 
 def result_bodies(facts: ModuleFacts) -> Iterator[Body]:
@@ -31,10 +32,10 @@ def returned(facts: ModuleFacts) -> Iterator[tuple[str, Body, cst.BaseExpression
     for body in result_bodies(facts):
         node = body.node
         if isinstance(node, cst.Lambda):
-            yield body.label, body, node.body, body.scope
+            yield words.function(body), body, node.body, body.scope
             continue
         if node.name.value in ("backward", "setup_context") and body.scope.parent is not None:
-            if body.scope.parent.kind.value == "class":
+            if body.scope.parent.kind is ScopeKind.CLASS:
                 continue
         for value in body.scope.returns:
-            yield body.label, body, value, body.scope
+            yield words.function(body), body, value, body.scope

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.contract import CLAUSE_TEXT, Clause, Verdict
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 
@@ -92,7 +93,7 @@ class UnproxyableParameter(Rule):
         for function, param, judgement in judged_parameters(facts, Verdict.GRAPH_BREAK):
             yield report(
                 param,
-                f"{function}: parameter '{param.name.value}' admits {judgement.member}, which Dynamo cannot proxy "
+                f"{function}: parameter '{param.name.value}' admits {words.member(judgement)}, which Dynamo cannot proxy "
                 f"({judgement.entry.note or 'graph break'}); the call graph-breaks and the body is traced, losing "
                 f"the registration; {CLAUSE_TEXT[Clause.INPUTS]}: pass tensors and plain values instead",
             )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.contract import Verdict
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 
@@ -74,7 +75,7 @@ class HardErrorParameter(Rule):
         for function, param, judgement in judged_parameters(facts, Verdict.HARD_ERROR):
             yield report(
                 param,
-                f"{function}: parameter '{param.name.value}' admits {judgement.member}; Dynamo hands the function a "
+                f"{function}: parameter '{param.name.value}' admits {words.member(judgement)}; Dynamo hands the function a "
                 f"FakeTensor instead and compiling fails ({judgement.entry.note}); convert to a tensor before the "
                 "call and take a torch.Tensor",
             )

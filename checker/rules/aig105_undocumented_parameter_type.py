@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.contract import CLAUSE_TEXT, Clause, Verdict
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 
@@ -52,6 +53,6 @@ class UndocumentedParameterType(Rule):
         for function, param, judgement in judged_parameters(facts, Verdict.WORKS):
             yield report(
                 param,
-                f"{function}: parameter '{param.name.value}' admits {judgement.member}, which works in torch 2.13 "
+                f"{function}: parameter '{param.name.value}' admits {words.member(judgement)}, which works in torch 2.13 "
                 f"but is not documented: {CLAUSE_TEXT[Clause.INPUTS]}",
             )

@@ -9,6 +9,7 @@ import libcst as cst
 from checker import contract
 from checker.contract import CONSEQUENCE_TEXT, USER_CLASSES, Consequence, Verdict
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._results import result_bodies, returned
 from checker.rules.base import Report, Rule, report
 
@@ -105,18 +106,19 @@ class UnproxyableReturn(Rule):
                 judgement = facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
                 if judgement.verdict is Verdict.GRAPH_BREAK:
                     yield report(
-                        node.returns, f"{body.label}: the return annotation admits {judgement.member}; {_CONSEQUENCE}"
+                        node.returns,
+                        f"{words.function(body)}: the return annotation admits {words.member(judgement)}; {_CONSEQUENCE}",
                     )
         for function, _, value, scope in returned(facts):
             found = facts.values.type_of(value, scope)
             if found is None:
                 continue
-            if found.qualified == "user":
-                verdict = USER_CLASSES[found.user_class].verdict  # type: ignore[index]
+            if found.user_class is not None:
+                verdict = USER_CLASSES[found.user_class].verdict
             else:
                 verdict = contract.result(found.qualified).verdict
             if verdict is Verdict.GRAPH_BREAK:
-                yield report(value, f"{function}: returns {found.spelled}; {_CONSEQUENCE}")
+                yield report(value, f"{function}: returns {words.value_type(found)}; {_CONSEQUENCE}")
 
 
 _CONSEQUENCE = (

@@ -9,6 +9,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Scope
 from checker.facts.targets import Body
+from checker.rules import _wording as words
 from checker.rules._results import returned
 from checker.rules.base import Report, Rule, report
 
@@ -105,7 +106,7 @@ class BakedScalarReturn(Rule):
         where = "in its result" if inside else "as its result"
         yield report(
             value,
-            f"{function}: returns {found.spelled} {where} that is not fixed by the arguments; Dynamo bakes the "
+            f"{function}: returns {words.value_type(found)} {where} that is not fixed by the arguments; Dynamo bakes the "
             "value from its compile-time call into the graph and returns it on every call, on every backend; "
             "return a tensor (e.g. torch.tensor(...) or keep the 0-dim tensor) instead",
         )

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.facts.captures import Holder
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 _CLAUSE = f"the contract says {CLAUSE_TEXT[Clause.CAPTURES]}"
@@ -155,22 +157,22 @@ class CapturedTensor(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for capture in facts.captures():
             kind = capture.inferred.kind
-            if not kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundering):
+            if not kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundered):
                 continue
             what = _WHAT[kind]
-            if capture.origin == "a default argument":
+            if capture.source.holder is Holder.DEFAULT:
                 yield report(
                     capture.node,
-                    *capture.lead(),
-                    f"the {capture.name} is a {what} evaluated once, when the def runs, "
+                    *words.lead(capture),
+                    f"the {words.captured(capture)} is a {what} evaluated once, when the def runs, "
                     f"so the function uses a tensor that is not passed in; pass it explicitly at every call",
                 )
                 continue
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
                 capture.node,
-                *capture.lead(),
-                f"reads {what} '{capture.name}' from {capture.origin}",
+                *words.lead(capture),
+                f"reads {what} '{capture.name}' from {words.source(capture)}",
                 *where,
                 f"; {_CLAUSE} ({CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}); "
                 f"pass '{capture.name}' as an argument",

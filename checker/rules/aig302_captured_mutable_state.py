@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.contract import CONSEQUENCE_TEXT, Consequence
-from checker.facts.captures import DEFAULT_ORIGIN, Capture
+from checker.facts.captures import Capture, Holder
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 _ALWAYS_MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
@@ -139,17 +140,17 @@ class CapturedMutableState(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for capture in facts.captures():
             kind = capture.inferred.kind
-            if kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundering):
+            if kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundered):
                 continue
             reason = _reason(capture)
             if reason is None:
                 continue
             freeze = f"; {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]}; "
-            if capture.origin == DEFAULT_ORIGIN:
+            if capture.source.holder is Holder.DEFAULT:
                 yield report(
                     capture.node,
-                    *capture.lead(),
-                    f"reads the {capture.name}",
+                    *words.lead(capture),
+                    f"reads the {words.captured(capture)}",
                     *reason,
                     f"{freeze}default to None and build the container inside the function, or pass it as an argument",
                 )
@@ -158,8 +159,8 @@ class CapturedMutableState(Rule):
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
                 capture.node,
-                *capture.lead(),
-                f"reads {what}'{capture.name}' from {capture.origin}",
+                *words.lead(capture),
+                f"reads {what}'{capture.name}' from {words.source(capture)}",
                 *where,
                 *reason,
                 f"{freeze}pass '{capture.name}' as an argument",
@@ -168,12 +169,10 @@ class CapturedMutableState(Rule):
 
 def _reason(capture: Capture) -> tuple[str | object, ...] | None:
     kind = capture.inferred.kind
-    if capture.origin == DEFAULT_ORIGIN:
+    if capture.source.holder is Holder.DEFAULT:
         return (f", a {_ALWAYS_MUTABLE[kind]} shared by every call",)
     if capture.change is not None:
-        if capture.change_node is not None:
-            return (f", and {capture.change} (line ", capture.change_node, ")")
-        return (f", and {capture.change}",)
+        return words.change(capture)
     if kind in _ALWAYS_MUTABLE:
         return (", which can be changed in place",)
     return None

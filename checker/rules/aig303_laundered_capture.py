@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from checker.contract import CONSEQUENCE_TEXT, Consequence
+from checker.facts.captures import Laundered, Laundering
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
-_LOUD = {".item()", ".numpy()", "float(...)", "int(...)", "bool(...)", "complex(...)"}
+#: Conversions that need the tensor's data, which a FakeTensor does not have: compiling
+#: fails loudly instead of baking a value (shared/evidence/dynamo/FINDINGS.md section 1).
+_LOUD_METHODS = frozenset({"item", "numpy"})
+
+
+def _loud(how: Laundered) -> bool:
+    return how.kind is Laundering.CONVERSION or (how.kind is Laundering.METHOD and how.how in _LOUD_METHODS)
 
 
 class LaunderedCapture(Rule):
@@ -80,18 +89,19 @@ class LaunderedCapture(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for capture in facts.captures():
-            if capture.inferred.kind is not Kind.TENSOR or not capture.laundering:
+            if capture.inferred.kind is not Kind.TENSOR or capture.laundered is None:
                 continue
             effect = (
-                "compiling fails with 'Please convert all Tensors to FakeTensors first'"
-                if capture.laundering in _LOUD
+                CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]
+                if _loud(capture.laundered)
                 else "aot_eager and inductor bake the compile-time value into the graph and silently ignore later changes"
             )
             where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
             yield report(
                 capture.node,
-                *capture.lead(),
-                f"uses {capture.laundering} of captured tensor '{capture.name}' from {capture.origin}",
+                *words.lead(capture),
+                f"uses {words.laundered(capture.laundered)} of captured tensor '{capture.name}' "
+                f"from {words.source(capture)}",
                 *where,
                 f"; {effect}; pass '{capture.name}' (or the value) as an argument",
             )

@@ -7,20 +7,21 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.facts.targets import Target, TargetKind
+from checker.facts.targets import MethodUse, Target, TargetKind
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 
 def _why(target: Target) -> str | tuple[str | cst.CSTNode, ...] | None:
     """Why torch will not honour this registration (message parts), or None when it will."""
     kind = target.kind
-    if kind is TargetKind.BOUND_METHOD and target.detail == "discarded":
+    if kind is TargetKind.BOUND_METHOD and target.method_use is MethodUse.DISCARDED:
         return (
             f"registers the bound method {target.display}, a new object each time it is looked up; "
             f"calls of {target.display}(...) are traced as usual. Keep the registered object "
             f"(self._fn = allow_in_graph(...)) and call through it, or register a module-level function"
         )
-    if kind is TargetKind.BOUND_METHOD and target.detail == "bypassed":
+    if kind is TargetKind.BOUND_METHOD and target.method_use is MethodUse.BYPASSED:
         return (
             f"keeps the registered bound method {target.display}, but the class also calls {target.display}(...) "
             "(line ",
@@ -52,7 +53,7 @@ def _why(target: Target) -> str | tuple[str | cst.CSTNode, ...] | None:
         )
     if kind is TargetKind.MODULE_INSTANCE:
         return (
-            f"registers {target.display}, an nn.Module instance ({target.detail}); Dynamo traces modules as usual, "
+            f"registers {target.display}, an nn.Module instance ({words.inferred(target.value)}); Dynamo traces modules as usual, "
             "so the registration is ignored. Register a function that takes the tensors it needs as arguments"
         )
     if kind is TargetKind.MODULE_CLASS:
@@ -62,7 +63,7 @@ def _why(target: Target) -> str | tuple[str | cst.CSTNode, ...] | None:
         )
     if kind is TargetKind.UNHASHABLE_INSTANCE:
         return (
-            f"registers {target.display}, {target.detail}, which is unhashable (__eq__ without __hash__, or a "
+            f"registers {target.display}, an instance of {target.instance_of}, which is unhashable (__eq__ without __hash__, or a "
             "non-frozen dataclass); Dynamo's lookup skips unhashable callables, so the registration is ignored"
         )
     return None
@@ -206,4 +207,4 @@ class IneffectiveRegistration(Rule):
             if why is None:
                 continue
             parts = (why,) if isinstance(why, str) else why
-            yield report(target.node, f"{target.registration.spelling}: ", *parts)
+            yield report(target.node, f"{words.registration(target.registration)}: ", *parts)

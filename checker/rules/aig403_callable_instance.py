@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
 from checker.facts.targets import TargetKind
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 
@@ -95,7 +96,8 @@ class CallableInstance(Rule):
             if target.kind is TargetKind.CALLABLE_INSTANCE:
                 yield report(
                     target.node,
-                    f"{target.registration.spelling}: registers {target.display}, {target.detail} with __call__; "
+                    f"{words.registration(target.registration)}: registers {target.display}, an instance of "
+                    f"{target.instance_of} with __call__; "
                     "the first compiled call fails with InternalTorchDynamoError (no attribute '__name__'); "
                     "register a plain function and pass the instance's state as arguments",
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 
@@ -102,7 +103,7 @@ class RegistrationInCompiledRegion(Rule):
             name = function.name if function is not None else "the compiled function"
             yield report(
                 registration.site,
-                f"{registration.spelling} runs inside {name}(), which is compiled (line ",
+                f"{words.registration(registration)} runs inside {name}(), which is compiled (line ",
                 compiler,
                 "); Dynamo graph-breaks with 'Dynamically annotating functions inside a compiled region is not "
                 "supported'; register once at import time, outside compiled code",

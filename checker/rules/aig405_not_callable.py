@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
-from checker.facts.targets import TargetKind
+from checker.facts.targets import Target, TargetKind, Uncallable
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 
@@ -82,11 +83,34 @@ class NotCallable(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for target in facts.targets:
             if target.kind is TargetKind.NOT_CALLABLE:
+                staticmethod = target.not_callable is Uncallable.STATICMETHOD_OBJECT
                 yield report(
                     target.node,
-                    f"{target.registration.spelling}: registers {target.display}, {target.detail}; "
-                    f"allow_in_graph raises '{target.error}' when this runs; ",
+                    f"{words.registration(target.registration)}: registers {target.display}, {_what(target)}; "
+                    f"allow_in_graph raises '{_STATICMETHOD_ERROR if staticmethod else _ERROR}' when this runs; ",
                     "put @staticmethod above @allow_in_graph"
-                    if target.detail.startswith("a staticmethod")
+                    if staticmethod
                     else "register a module-level function instead",
                 )
+
+
+#: What allow_in_graph raises for a non-callable (an assert in torch/_dynamo/decorators.py),
+#: and for a staticmethod object, which cannot be weakly referenced (evidence D1).
+_ERROR = "AssertionError: allow_in_graph expects a callable"
+_STATICMETHOD_ERROR = "TypeError: cannot create weak reference to 'staticmethod' object"
+_DECORATOR_OBJECTS = {
+    Uncallable.CLASSMETHOD_OBJECT: "a classmethod object, which is not callable",
+    Uncallable.PROPERTY_OBJECT: "a property object, which is not callable",
+    Uncallable.STATICMETHOD_OBJECT: "a staticmethod object, which cannot be weakly referenced",
+}
+
+
+def _what(target: Target) -> str:
+    """What was registered instead of a callable."""
+    if target.not_callable is Uncallable.NO_CALL:
+        return f"an instance of {target.instance_of}, which defines no __call__"
+    if target.not_callable is Uncallable.VALUE:
+        assert target.value is not None
+        return words.value(target.value)
+    assert target.not_callable is not None
+    return _DECORATOR_OBJECTS[target.not_callable]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
 
@@ -103,7 +104,7 @@ class ConflictingMarkers(Rule):
             for marker, node in facts.markers.get(target.definition, []):
                 yield report(
                     target.registration.site,
-                    f"{target.registration.spelling}: {target.display} is also marked {marker} (line ",
+                    f"{words.registration(target.registration)}: {target.display} is also marked {marker.value} (line ",
                     node,
                     "); the markers ask Dynamo for different treatments and which one wins depends on their order "
                     "and torch internals; keep only the one you mean",

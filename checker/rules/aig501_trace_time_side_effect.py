@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import EventKind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
 
@@ -112,7 +113,7 @@ class TraceTimeSideEffect(Rule):
         for function, event in events_of(facts, EventKind.SIDE_EFFECT):
             yield report(
                 event.node,
-                f"{function}: {event.what} inside a registered function; it runs once at compile time plus once "
+                f"{function}: {words.event(event)} inside a registered function; it runs once at compile time plus once "
                 "per call under eager, but three times at compile time and never again under aot_eager and "
                 "inductor; move it outside the registered function",
             )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import EventKind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
 
@@ -82,7 +83,7 @@ class DataDependentPython(Rule):
         for function, event in events_of(facts, EventKind.DATA_DEPENDENT):
             yield report(
                 event.node,
-                f"{function}: {event.what}; Dynamo cannot decide it on fake tensors, so it graph-breaks and traces "
+                f"{function}: {words.event(event)}; Dynamo cannot decide it on fake tensors, so it graph-breaks and traces "
                 "the body (losing the registration) or fails under fullgraph=True; use tensor ops such as "
                 "torch.where, or decide outside the registered function",
             )

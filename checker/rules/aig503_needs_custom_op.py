@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.facts.bodies import EventKind
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
 
@@ -74,7 +75,7 @@ class NeedsCustomOp(Rule):
         for function, event in events_of(facts, EventKind.HOST_ACCESS):
             yield report(
                 event.node,
-                f"{function}: {event.what}; AOTAutograd and Inductor trace the body with FakeTensors, which have "
+                f"{function}: {words.event(event)}; AOTAutograd and Inductor trace the body with FakeTensors, which have "
                 "no data, so compiling fails; wrap the host-side code in a torch.library.custom_op with a fake "
                 "implementation",
             )

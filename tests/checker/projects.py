@@ -22,6 +22,7 @@ from checker import cli
 from checker.engine import check_path
 from checker.findings import Finding, Severity
 from checker.markers import expected
+from checker.project import Project
 from checker.rules import ALL_RULES, Rule
 
 #: The default selection of rules.
@@ -88,10 +89,11 @@ def assert_marked(root: Path, findings: Iterable[Finding], *paths: str, without:
     assert not missing and not unexpected, "\n".join(report)
 
 
-def check(root: Path, path: str, rules: Sequence[Rule] = RULES) -> list[Finding]:
-    """Check ``root/path`` alone (``check_path``), assert it gives exactly its markers, return the findings."""
+def check(root: Path, path: str, rules: Sequence[Rule] = RULES, index: Project | None = None) -> list[Finding]:
+    """Check ``root/path`` alone (``check_path``, with its own project index unless one is
+    given), assert it gives exactly its markers, return the findings."""
     __tracebackhide__ = True
-    report = check_path(root / path, rules)
+    report = check_path(root / path, rules, index=index)
     assert report.internal_error is None, report.internal_error
     assert_marked(root, report.findings, path)
     return list(report.findings)

@@ -19,7 +19,8 @@ import pytest
 import checker
 from checker import catalog, cli, engine
 from checker import run as run_module
-from checker.engine import FileReport
+from checker import session as session_module
+from checker.engine import FileReport, Outcome
 from checker.findings import Finding, Severity
 from checker.rules import ALL_RULES, PLANNED
 
@@ -73,7 +74,9 @@ class TestExitStatus:
     ) -> None:
         found = Finding("pkg/clean.py", 2, 3, 2, 4, "AIG407", "private-api", severity, "Use the public API.")
         monkeypatch.setattr(
-            run_module, "check_files", lambda jobs, *_, **__: (FileReport(job.display, (found,)) for job in jobs)
+            session_module,
+            "check_outcomes",
+            lambda jobs, *_, **__: (Outcome(FileReport(job.display, (found,))) for job in jobs),
         )
         status, out, _ = run(capsys, "pkg/clean.py")
         assert status == expected
@@ -420,9 +423,9 @@ class TestExitStatusOptions:
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(
-            run_module,
-            "check_files",
-            lambda jobs, *_, **__: (FileReport(job.display, internal_error="boom") for job in jobs),
+            session_module,
+            "check_outcomes",
+            lambda jobs, *_, **__: (Outcome(FileReport(job.display, internal_error="boom")) for job in jobs),
         )
         assert run(capsys, "--exit-zero", "m.py")[0] == 2
 
@@ -690,9 +693,9 @@ class TestBaseline:
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(
-            run_module,
-            "check_files",
-            lambda jobs, *_, **__: (FileReport(job.display, internal_error="boom") for job in jobs),
+            session_module,
+            "check_outcomes",
+            lambda jobs, *_, **__: (Outcome(FileReport(job.display, internal_error="boom")) for job in jobs),
         )
         assert run(capsys, "--write-baseline", "b.json", "m.py")[0] == 2
         assert not (sample / "b.json").exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from projects import RULES, assert_marked, check, run, write
 
-from checker.engine import check_path
+from checker.engine import analyse_path
 from checker.facts.captures import HELPER_DEPTH
 
 HELPERS = """\
@@ -61,7 +61,7 @@ def test_the_result_depends_on_the_helper_module(tmp_path: Path) -> None:
         tmp_path,
         {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/ops.py": ops(SPELLINGS["relative"][0], "normalize(x)")},
     )
-    report = check_path(tmp_path / "pkg/ops.py", RULES)
+    report = analyse_path(tmp_path / "pkg/ops.py", RULES).links
     assert str((tmp_path / "pkg/helpers.py").resolve()) in dict(report.dependencies)
 
 
@@ -152,7 +152,7 @@ def test_two_hops_through_other_modules(tmp_path: Path) -> None:
         "which is defined in c.py:5 and calls inner() (c.py:6), which is defined in c.py:8 and reads tensor 'W' "
         "from the module scope of c.py (line 3); "
     )
-    dependencies = dict(check_path(tmp_path / "pkg/a.py", RULES).dependencies)
+    dependencies = dict(analyse_path(tmp_path / "pkg/a.py", RULES).links.dependencies)
     assert str((tmp_path / "pkg/c.py").resolve()) in dependencies
 
 

@@ -8,6 +8,7 @@ import pytest
 from projects import RULES, assert_marked, check, run, write
 
 from checker.engine import check_path
+from checker.project import Project
 
 ALIAS = """
 try:
@@ -253,8 +254,9 @@ def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path
 
     monkeypatch.setattr(libcst, "parse_module", counting_parse)
     monkeypatch.setattr("checker.project.cst.parse_module", counting_parse)
-    check(tmp_path, "pkg/ops.py")  # parses utils.py as its import
-    assert check(tmp_path, "pkg/utils.py") == []
+    index = Project()  # one index, as one run has
+    check(tmp_path, "pkg/ops.py", index=index)  # parses utils.py as its import
+    assert check(tmp_path, "pkg/utils.py", index=index) == []
     assert parsed == ["ops", "utils"]
 
 

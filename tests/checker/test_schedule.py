@@ -10,6 +10,7 @@ import pytest
 
 from checker import cli
 from checker.cache import Cache
+from checker.engine import Outcome
 from checker.rules import ALL_RULES
 from checker.schedule import Job, Options, check_files
 
@@ -81,7 +82,7 @@ def test_racing_writers_never_leave_a_torn_entry(tree: Path, tmp_path_factory: p
     cache = Cache(tmp_path_factory.mktemp("cache"))
     (report,) = [r for r in check_files(jobs(tree)[:1], Options())]
     key = "ab" * 32
-    threads = [threading.Thread(target=lambda: [cache.put(key, report) for _ in range(50)]) for _ in range(4)]
+    threads = [threading.Thread(target=lambda: [cache.put(key, Outcome(report)) for _ in range(50)]) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -108,8 +109,8 @@ def test_automatic_garbage_collection_is_off_while_checking_and_restored_after(t
     from checker import schedule
 
     seen: list[bool] = []
-    real_check = schedule.check_source
-    monkeypatch.setattr(schedule, "check_source", lambda *a, **k: seen.append(gc.isenabled()) or real_check(*a, **k))
+    real_check = schedule.analyse_source
+    monkeypatch.setattr(schedule, "analyse_source", lambda *a, **k: seen.append(gc.isenabled()) or real_check(*a, **k))
     assert gc.isenabled()
     list(check_files(jobs(tree), Options(workers=1)))
     assert seen == [False] * 6

@@ -8,12 +8,13 @@ import libcst as cst
 import pytest
 
 from checker.facts.module import ModuleFacts
+from checker.rules import _wording as words
 
 
 def captured(source: str) -> list[tuple[str, str]]:
     """(name, kind) of every capture of every registered body."""
     facts = ModuleFacts(cst.parse_module(textwrap.dedent(source)), "t.py")
-    return [(capture.name, capture.inferred.kind.name) for capture in facts.captures()]
+    return [(words.captured(capture), capture.inferred.kind.name) for capture in facts.captures()]
 
 
 CASES = {
