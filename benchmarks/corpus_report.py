@@ -6,9 +6,9 @@ import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # no import cycle at run time
-    from corpus import Context, Tree
+if TYPE_CHECKING:
     from corpus_measure import Proc, Series
+    from corpus_model import Context, Tree
 
 TITLE = "## Checker on real trees"
 
