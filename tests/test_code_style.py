@@ -1,5 +1,6 @@
 """The code base passes its own linter configuration ([tool.ruff] in pyproject.toml)."""
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -21,3 +22,173 @@ def test_ruff_check_passes() -> None:
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- dependency direction (DESIGN.md section 3) ------------------------------------------
+
+PACKAGES = ("checker", "runtime_guard", "benchmarks")
+#: Upper layers first: a module never imports a module of a layer above its own.
+LAYERS = (
+    "checker.cli",
+    "checker.run",
+    "checker.session",
+    "checker.schedule",
+    "checker.cache",
+    "checker.engine",
+    "checker.project",
+    "checker.rules",
+    "checker.facts",
+)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every project module ``name`` imports, wherever the import is written (inside
+    functions and ``if TYPE_CHECKING:`` blocks too): an import circle is one however
+    it is hidden. A benchmark script's bare ``import corpus_measure`` names its sibling."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    wanted: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            wanted.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            # ``from pkg import sub`` imports the submodule; ``from pkg import name``, the package.
+            wanted.update(_known(f"{module}.{alias.name}", modules) or module for alias in node.names)
+    found = set()
+    for target in wanted:
+        candidate = _known(target, modules)
+        if not candidate and f"{package}.{target.partition('.')[0]}" in modules:  # a script's sibling
+            candidate = _known(f"{package}.{target}", modules)
+        if candidate and candidate != name:
+            found.add(candidate)
+    return found
+
+
+def _known(dotted: str, modules: dict[str, Path]) -> str:
+    """The project module ``dotted`` names, or the package it is in, or ''."""
+    while dotted and dotted not in modules:
+        dotted = dotted.rpartition(".")[0]
+    return dotted
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imported(name, path, modules) for name, path in modules.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def _layer(name: str) -> int | None:
+    for position, layer in enumerate(LAYERS):
+        if name == layer or name.startswith(layer + "."):
+            return position
+    return None
+
+
+def test_no_import_circle() -> None:
+    assert _circles(_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_imports_go_one_way_through_the_layers() -> None:
+    wrong = [
+        f"{name} imports {target}"
+        for name, targets in _graph().items()
+        for target in sorted(targets)
+        if (mine := _layer(name)) is not None and (theirs := _layer(target)) is not None and theirs < mine
+    ]
+    assert wrong == []
+
+
+def test_facts_never_import_the_index_or_what_drives_it() -> None:
+    above = ("checker.project", "checker.engine", "checker.run", "checker.session", "checker.schedule", "checker.cli")
+    wrong = [
+        f"{name} imports {target}"
+        for name, targets in _graph().items()
+        if name.startswith("checker.facts")
+        for target in sorted(targets)
+        if target.startswith(above)
+    ]
+    assert wrong == []
+
+
+def test_the_runtime_guard_reads_the_contract_and_the_code_table_only() -> None:
+    allowed = {"checker", "checker.contract", "checker.catalog", "checker.findings"}
+    wrong = [
+        f"{name} imports {target}"
+        for name, targets in _graph().items()
+        if name.startswith("runtime_guard")
+        for target in sorted(targets)
+        if target.startswith("checker") and target not in allowed
+    ]
+    assert wrong == []
+
+
+def test_nothing_below_the_command_line_sees_argparse() -> None:
+    wrong = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "checker").rglob("*.py"))
+        if path.name not in ("cli.py", "docs.py")
+        and any(
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and "argparse" in [alias.name for alias in node.names] + [getattr(node, "module", None)]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+    assert wrong == []
