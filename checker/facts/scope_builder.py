@@ -100,7 +100,7 @@ class _Builder:
             owner = (
                 self.tree.module
                 if binding.name in scope.declared_global
-                else self.tree._free(scope.parent, binding.name)
+                else self.tree.free_owner(scope.parent, binding.name)
             )
             if owner is not None:
                 owner.bindings.setdefault(binding.name, []).append(binding)

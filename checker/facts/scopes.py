@@ -177,12 +177,14 @@ class ScopeTree:
         if name in scope.declared_global:
             return self.module
         if name in scope.declared_nonlocal:
-            return self._free(scope.parent, name)
+            return self.free_owner(scope.parent, name)
         if name in scope.bindings:
             return scope
-        return self._free(scope.parent, name)
+        return self.free_owner(scope.parent, name)
 
-    def _free(self, scope: Scope | None, name: str) -> Scope | None:
+    def free_owner(self, scope: Scope | None, name: str) -> Scope | None:
+        """The scope that binds ``name`` for a read that does not bind it, looked up from
+        ``scope`` outwards (class bodies skipped); None for builtins."""
         while scope is not None:
             if scope.kind is ScopeKind.MODULE:
                 return scope if name in scope.bindings or scope.star_import else None
