@@ -192,3 +192,21 @@ def test_nothing_below_the_command_line_sees_argparse() -> None:
         )
     ]
     assert wrong == []
+
+
+def test_facts_build_no_sentences() -> None:
+    """Facts carry data; words belong to rules. An f-string in checker/facts/ may join
+    a dotted name or a spelling (``f"{prefix}.{attr}"``), never a phrase; exceptions
+    raised for a checker bug may say what went wrong."""
+    phrases = []
+    for path in sorted((ROOT / "checker" / "facts").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        raised = {
+            id(node) for statement in ast.walk(tree) if isinstance(statement, ast.Raise) for node in ast.walk(statement)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr) and id(node) not in raised:
+                text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+                if " " in text:
+                    phrases.append(f"{path.name}:{node.lineno}: {text!r}")
+    assert phrases == []
