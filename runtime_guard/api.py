@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -15,6 +16,7 @@ import torch._dynamo.decorators
 from runtime_guard import captures, kinds
 from runtime_guard.errors import Violation
 from runtime_guard.modes import Strict, get_strict
+from runtime_guard.recreated import recreated
 from runtime_guard.registry import Registration, registry
 from runtime_guard.wrapper import make_wrapper
 
@@ -33,17 +35,23 @@ _INTERNAL = tuple(os.path.dirname(path) + os.sep for path in (__file__, torch.__
 def allow_in_graph(fn: Any) -> Any:
     """Drop-in for ``torch.compiler.allow_in_graph`` that checks the contract in strict mode.
 
-    ``off``: registers ``fn`` itself, exactly as torch does. ``warn`` / ``raise``: checks
-    what was registered and what it captures now, and returns a guarded wrapper (the
-    object Dynamo puts in the graph) that checks each call while it is compiled. Lists
-    and tuples register each element and return a list, like torch.
+    ``off``: exactly torch's. ``warn`` / ``raise``: ``fn`` itself is registered with
+    Dynamo as torch would register it (so a call form whose result is discarded works,
+    and so does re-allowing after ``disallow_in_graph``), what was registered and what it
+    captures are checked now, and for a plain Python function a guarded wrapper (also
+    registered) is returned, which checks each call while it is traced. Callables the
+    guard cannot or need not wrap (torch ops, builtins, classes, callable instances) are
+    returned as torch returns them. Lists and tuples register each element and return a
+    list, like torch. ``registry.lookup(fn).checks`` says which checks run for ``fn``.
     """
     if isinstance(fn, (list, tuple)):
         return [allow_in_graph(item) for item in fn]
     mode = get_strict()
     if mode is Strict.OFF:
         return _dynamo_allow_in_graph(fn)
-    return _register(fn, mode, torch.compiler.is_compiling())
+    # Dynamo folds is_dynamo_compiling() to True only in a frame it traces, so this tells
+    # whether *this* call is inside a compiled region (AIG404), whatever other threads do.
+    return _register(fn, mode, torch.compiler.is_dynamo_compiling())
 
 
 def _caller() -> types.FrameType | None:
@@ -58,10 +66,30 @@ def _name(fn: object) -> str:
     return name if isinstance(name, str) else f"<{type(fn).__qualname__} instance>"
 
 
+def _untouched(fn: object) -> bool:
+    """Callables torch already puts in the graph, or that have no Python body to check."""
+    if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType)):
+        return True
+    if isinstance(fn, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, types.FunctionType) and (module == "torch" or module.startswith("torch."))
+
+
 def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
     existing = registry.lookup(fn)
-    if existing is not None and existing.wrapper is not None:
-        return existing.wrapper  # registering again (or registering the wrapper) changes nothing
+    if existing is not None:
+        # Registering again (after disallow_in_graph, say) must reach torch again.
+        registered = _dynamo_allow_in_graph(fn)
+        if registered is existing.wrapper or existing.code is None:
+            return registered
+        wrapper = existing.wrapper
+        if wrapper is None:  # the first registration was a call form: its wrapper is gone
+            wrapper = make_wrapper(fn, existing)
+            registry.attach_wrapper(existing, wrapper)
+        return _dynamo_allow_in_graph(wrapper)
+    if _untouched(fn):
+        return _dynamo_allow_in_graph(fn)
     caller = _caller()
     site = f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
     name = _name(fn)
@@ -78,40 +106,47 @@ def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
     found = kinds.judge(fn, caller)
     for finding in found:
         report(finding.code, finding.detail)
-    if found or isinstance(fn, type):
-        # Left exactly as torch would have it: a wrapper would change what Dynamo honours.
-        # Classes too: Dynamo looks up an autograd.Function subclass itself at `Cls.apply`
-        # (evidence D0.6), so it cannot be swapped for a wrapper. What its forward and
-        # backward capture is still checked here, at registration.
-        if not found and isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
-            for method in ("forward", "backward", "setup_context"):
-                body = fn.__dict__.get(method)
-                function = getattr(body, "__func__", body)
-                for capture in captures.judge(function) if callable(function) else ():
-                    report(capture.code, f"{fn.__qualname__}.{method}: {capture.detail}")
-        return _dynamo_allow_in_graph(fn)
-
     function = captures.code_of(fn)
-    registration = Registration(
-        name, site, mode, code=function.__code__ if fn is function else None, captured=captures.snapshot(fn)
-    )
-    if registration.code is not None:
-        for other in registry.with_code(registration.code):
-            if not captures.same_captures(other.captured, registration.captured):
-                report(
-                    "AIG401",
-                    f"the same def was registered before at {other.site} with other captured values (closure cells or "
-                    "defaults); Dynamo guards on __code__ only, so compiled code keeps calling the first copy and "
-                    "returns its results on every backend; define the function once and pass the values as arguments",
-                )
-                break
-    for capture in captures.judge(fn):
-        report(capture.code, capture.detail)
-
+    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
+        # Dynamo looks an autograd.Function subclass up itself at `Cls.apply` (D0.6), so
+        # it is registered as it is; what its forward and backward capture is checked here.
+        for method in ("forward", "backward", "setup_context"):
+            body = fn.__dict__.get(method)
+            target = getattr(body, "__func__", body)
+            for capture in captures.judge(target) if callable(target) else ():
+                report(capture.code, f"{fn.__qualname__}.{method}: {capture.detail}")
+    elif not found and function is not None:
+        for capture in captures.judge(fn):
+            report(capture.code, capture.detail)
+    registered = _dynamo_allow_in_graph(fn)  # raises as torch raises (a non-callable, a staticmethod)
+    wrap = not found and isinstance(fn, types.FunctionType)
+    registration = Registration(name, site, mode, code=fn.__code__ if wrap else None)
+    if wrap:
+        earlier = recreated.earlier_with_other_values(fn, site)
+        if earlier is not None:
+            report(
+                "AIG401",
+                f"the same def was registered before at {earlier} with other captured values (closure cells or "
+                "defaults); Dynamo guards on __code__ only, so compiled code keeps calling the first copy and "
+                "returns its results on every backend; define the function once and pass the values as arguments",
+            )
+    if not _weakly_referable(fn):
+        return registered
+    registry.add(registration, fn)
+    if not wrap:
+        return registered
     wrapper = make_wrapper(fn, registration)
-    registry.add(registration, fn, wrapper)
+    registry.attach_wrapper(registration, wrapper)
     _dynamo_allow_in_graph(wrapper)
     return wrapper
+
+
+def _weakly_referable(fn: object) -> bool:
+    try:
+        weakref.ref(fn)
+    except TypeError:
+        return False
+    return True
 
 
 # Inside a compiled region Dynamo graph-breaks here and runs the registration eagerly;

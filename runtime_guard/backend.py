@@ -6,101 +6,57 @@ For every graph Dynamo hands over (``shared/evidence/dynamo/FINDINGS.md`` sectio
   ``allow_in_graph`` (through ``runtime_guard`` or torch's own) has its argument and
   result example values judged with :mod:`runtime_guard.values` (AIG101, AIG102,
   AIG201, AIG202);
-- a node whose stack trace runs through the body of a function registered with
-  ``runtime_guard`` means Dynamo traced that body instead of calling it as one node: an
-  ineffective registration at that call (AIG402);
-- targets registered without a guard (torch's ``allow_in_graph``, or ``runtime_guard`` in
-  ``off`` mode) are swapped for guarded wrappers, so that AOTAutograd's traces run the
-  guard's checks (captured tensors AIG301/AIG303, values) while compiling; what such a
-  function captures is also judged once, when first seen (AIG301/AIG302);
+- nodes whose stack trace runs through the body of a registered function mean Dynamo did
+  not call it as one node but traced its body, after a graph break at the call: the
+  registration is lost there (AIG402), and the report quotes Dynamo's reason;
+- targets that are the registered function itself (a call-form registration, torch's own
+  ``allow_in_graph``) are swapped for guarded wrappers, so that AOTAutograd's traces run
+  the guard's checks (captured tensors AIG301/AIG303, values) while compiling; what such
+  a function captures is judged once per graph (AIG301/AIG302);
 - the graph is then compiled with Inductor (or ``aot_eager`` / ``eager``), with the
   ``mode`` and ``options`` given to ``torch.compile``.
 
-Graph breaks are not attributed to functions: Dynamo's ``counters["graph_break"]`` give
-the reasons, and each report lists the breaks counted since the previous graph.
-Violations follow the strict mode of the registration (``warn`` for functions the
-backend guards itself, unless ``strict`` says otherwise) and are recorded in the
-registry. :func:`reports` and :func:`last_report` return what each graph looked like.
+Violations follow the strict mode of the registration (``warn`` for functions registered
+without the guard, unless ``strict`` says otherwise) and are recorded in the registry.
+:func:`reports` returns a report per graph (see :mod:`runtime_guard.reports`).
 """
 
 from __future__ import annotations
 
 import collections
 import re
+import sys
 import types
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+import torch._guards
 import torch.fx
 
 from runtime_guard import captures
+from runtime_guard import reports as report_store
 from runtime_guard.errors import Violation
 from runtime_guard.modes import Strict, get_strict, parse
 from runtime_guard.registry import Registration, registry
+from runtime_guard.reports import GraphBreak, GraphReport, Guard, RegisteredCall, last_report, reports
 from runtime_guard.values import check_call, check_result
 from runtime_guard.wrapper import make_wrapper, positional_names
+
+__all__ = ["aigcheck", "aigcheck_backend", "check_graph", "clear_reports", "last_report", "reports"]
 
 #: The compilers the backend can hand a checked graph to.
 COMPILERS = ("inductor", "aot_eager", "eager")
 
-
-@dataclass(frozen=True)
-class RegisteredCall:
-    """One graph node that calls a registered function."""
-
-    function: str
-    node: str
-    #: ``"runtime_guard"`` (a guarded wrapper), ``"swapped"`` (registered without a guard;
-    #: the backend put a guarded wrapper in its place) or ``"torch"`` (left as it was).
-    guard: str
-
-
-@dataclass(frozen=True)
-class GraphBreak:
-    reason: str
-    count: int
-
-
-@dataclass(frozen=True)
-class GraphReport:
-    """What the backend saw in one graph."""
-
-    index: int
-    compiler: str
-    nodes: int
-    calls: tuple[RegisteredCall, ...]
-    #: Functions registered with runtime_guard whose body Dynamo traced instead (AIG402).
-    traced_bodies: tuple[str, ...]
-    #: Graph breaks counted by Dynamo since the previous graph (not attributed to functions).
-    graph_breaks: tuple[GraphBreak, ...]
-    #: Violations recorded from the previous graph's end to this graph's compiled end.
-    violations: tuple[Violation, ...]
-
-
-_reports: list[GraphReport] = []
 _breaks_seen: collections.Counter[str] = collections.Counter()
 _violations_seen = 0
-#: Guarded wrappers the backend made for functions registered without a guard.
-_adhoc: weakref.WeakKeyDictionary[Callable[..., Any], tuple[Registration, Callable[..., Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def reports() -> list[GraphReport]:
-    """Every graph report since the last :func:`clear_reports`, oldest first."""
-    return list(_reports)
-
-
-def last_report() -> GraphReport | None:
-    return _reports[-1] if _reports else None
 
 
 def clear_reports() -> None:
+    """Forget every graph report, and count graph breaks and violations from now on."""
     global _violations_seen
-    _reports.clear()
+    report_store.clear()
     _breaks_seen.clear()
     _breaks_seen.update(torch._dynamo.utils.counters["graph_break"])
     _violations_seen = len(registry.violations())
@@ -116,21 +72,66 @@ def _user_function(target: object) -> bool:
     return torch._dynamo.trace_rules.is_callable_allowed(target)
 
 
-def _adhoc_guard(fn: Callable[..., Any], mode: Strict) -> tuple[Registration, Callable[..., Any]]:
-    """A guarded wrapper for ``fn`` (registered without one), made once per function."""
-    found = _adhoc.get(fn)
-    if found is not None:
-        return found
-    code = fn.__code__
-    name = getattr(fn, "__qualname__", None) or code.co_name
-    site = f"{code.co_filename}:{code.co_firstlineno} (registered without a guard)"
-    registration = Registration(name, site, mode, code=code, captured=captures.snapshot(fn))
-    for capture in captures.judge(fn):
-        registry.report(Violation(capture.code, name, site, capture.detail), mode)
-    wrapper = make_wrapper(fn, registration)
-    torch._dynamo.decorators.allow_in_graph(wrapper)
-    _adhoc[fn] = (registration, wrapper)
-    return registration, wrapper
+def _mode(mode: Strict | None) -> Strict:
+    if mode is not None:
+        return mode
+    current = get_strict()
+    return Strict.WARN if current is Strict.OFF else current
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A registered function's code, to recognise its lines in a node's stack trace."""
+
+    registration: Registration
+    file: str
+    name: str
+    lines: range
+
+
+def _body(registration: Registration, code: types.CodeType) -> _Body:
+    lines = [line for _, _, line in code.co_lines() if line is not None] or [code.co_firstlineno]
+    return _Body(registration, code.co_filename, code.co_name, range(code.co_firstlineno, max(lines) + 1))
+
+
+class _Checker:
+    """The state of checking one graph: the mode for unguarded functions, and the
+    registrations made up for them (one per function per graph)."""
+
+    def __init__(self, mode: Strict) -> None:
+        self.mode = mode
+        self._made: dict[int, Registration] = {}
+        self._modules: dict[str, types.ModuleType] | None = None
+
+    def registration_of(self, fn: types.FunctionType) -> Registration:
+        """The registry's entry for ``fn``, or one made up for a function torch registered."""
+        entry = registry.lookup(fn)
+        if entry is not None:
+            return entry
+        made = self._made.get(id(fn))
+        if made is None:
+            code = fn.__code__
+            site = f"{code.co_filename}:{code.co_firstlineno} (registered without the guard)"
+            made = Registration(getattr(fn, "__qualname__", code.co_name), site, self.mode, code=code)
+            for capture in captures.judge(fn):
+                registry.report(Violation(capture.code, made.name, site, capture.detail), self.mode)
+            self._made[id(fn)] = made
+        return made
+
+    def bodies(self) -> list[_Body]:
+        """The bodies of every live registration the guard knows."""
+        return [_body(entry, entry.code) for entry in registry if entry.code is not None]
+
+    def unguarded_body(self, file: str, name: str, line: int) -> _Body | None:
+        """The body of a module-level function at ``file`` named ``name`` that torch registered."""
+        if self._modules is None:
+            self._modules = {getattr(m, "__file__", None) or "": m for m in list(sys.modules.values())}
+        module = self._modules.get(file)
+        fn = getattr(module, name, None) if module is not None else None
+        if not isinstance(fn, types.FunctionType) or not _user_function(fn) or fn.__code__.co_filename != file:
+            return None
+        body = _body(self.registration_of(fn), fn.__code__)
+        return body if line in body.lines else None
 
 
 def _example(value: Any) -> Any:
@@ -142,31 +143,24 @@ def _example(value: Any) -> Any:
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
 
 
-def _bodies() -> list[tuple[Registration, str, str, range]]:
-    """(registration, file, name, lines) of every live runtime_guard registration with code."""
-    out = []
-    for entry in registry:
-        code = entry.code
-        if code is None or entry.wrapper is None:
-            continue
-        lines = [line for _, _, line in code.co_lines() if line is not None] or [code.co_firstlineno]
-        out.append((entry, code.co_filename, code.co_name, range(code.co_firstlineno, max(lines) + 1)))
-    return out
+def _frames(node: torch.fx.Node) -> Iterator[tuple[str, int, str]]:
+    for match in _FRAME.finditer(node.meta.get("stack_trace") or ""):
+        yield match["file"], int(match["line"]), match["name"]
 
 
-def _traced_bodies(gm: torch.fx.GraphModule) -> list[tuple[Registration, str, int]]:
+def _traced_bodies(gm: torch.fx.GraphModule, checker: _Checker) -> list[tuple[Registration, str, int]]:
     """Registrations whose body produced nodes of ``gm``: (registration, node name, line)."""
-    bodies = _bodies()
-    if not bodies:
-        return []
+    bodies = checker.bodies()
+    torch_dir = torch.__file__.rpartition("/")[0]
     found: dict[int, tuple[Registration, str, int]] = {}
     for node in gm.graph.nodes:
-        trace = node.meta.get("stack_trace") or ""
-        for match in _FRAME.finditer(trace):
-            line = int(match["line"])
-            for entry, file, name, lines in bodies:
-                if match["file"] == file and match["name"] == name and line in lines and id(entry) not in found:
-                    found[id(entry)] = (entry, node.name, line)
+        for file, line, name in _frames(node):
+            if file.startswith(torch_dir):
+                continue
+            body = next((b for b in bodies if b.file == file and b.name == name and line in b.lines), None)
+            body = body or checker.unguarded_body(file, name, line)
+            if body is not None and id(body.registration) not in found:
+                found[id(body.registration)] = (body.registration, node.name, line)
     return list(found.values())
 
 
@@ -178,25 +172,23 @@ _NON_TENSOR = re.compile(
 
 
 def _check_breaks(reasons: collections.Counter[str], mode: Strict) -> None:
-    """AIG201 for a registered function whose call graph-broke on its result type.
+    """AIG201 for a function torch registered whose call graph-broke on its result type.
 
     Dynamo's reason names the target by ``<function NAME at 0xID>``; ``0xID`` is
-    ``id(target)``, so only targets still registered with Dynamo are reported.
+    ``id(target)``, so only targets still registered with Dynamo are reported. A guarded
+    wrapper checks its own result while Dynamo calls it.
     """
     for reason in reasons:
         match = _NON_TENSOR.search(reason)
         if match is None or int(match["id"], 16) not in torch._dynamo.trace_rules._allowed_callable_ids:
             continue
-        target_id = int(match["id"], 16)
-        entry = next((e for e in registry if id(e.wrapper) == target_id or id(e._function) == target_id), None)
-        if entry is not None:
-            continue  # a guarded wrapper checks its own result (AIG201) while Dynamo calls it
-        name, site = match["name"], "(registered without a guard)"
+        if any(id(e.wrapper) == int(match["id"], 16) for e in registry):
+            continue
         registry.report(
             Violation(
                 "AIG201",
-                name,
-                site,
+                match["name"],
+                "(registered without the guard)",
                 f"the return value is a {match['type']}; Dynamo graph-broke at the call ('torch.* op returned "
                 "non-Tensor') and traced the body instead; return tensors, or tuples and lists of tensors",
             ),
@@ -204,21 +196,23 @@ def _check_breaks(reasons: collections.Counter[str], mode: Strict) -> None:
         )
 
 
-def _mode(mode: Strict | None) -> Strict:
-    if mode is not None:
-        return mode
-    current = get_strict()
-    return Strict.WARN if current is Strict.OFF else current
+@dataclass(frozen=True)
+class GraphCheck:
+    """What :func:`check_graph` found in one graph."""
+
+    calls: tuple[RegisteredCall, ...]
+    #: Names of registered functions whose body Dynamo traced into the graph.
+    traced: tuple[str, ...]
 
 
-def check_graph(gm: torch.fx.GraphModule, mode: Strict | None = None) -> tuple[list[RegisteredCall], list[str]]:
+def check_graph(gm: torch.fx.GraphModule, mode: Strict | None = None, breaks: Sequence[GraphBreak] = ()) -> GraphCheck:
     """Check every registered call in ``gm`` and swap in guarded wrappers (recompiling ``gm``).
 
-    ``mode`` applies to functions registered without a guard; ``None`` means the strict
-    mode in force, or ``warn`` when it is ``off``. Returns the calls found and the names
-    of functions whose body was traced instead.
+    ``mode`` applies to functions registered without the guard; ``None`` means the strict
+    mode in force, or ``warn`` when it is ``off``. ``breaks`` are Dynamo's most recent
+    graph breaks, quoted when a registered function's body shows up in ``gm`` (AIG402).
     """
-    mode = _mode(mode)
+    checker = _Checker(_mode(mode))
     calls: list[RegisteredCall] = []
     swapped = False
     for node in gm.graph.nodes:
@@ -226,17 +220,11 @@ def check_graph(gm: torch.fx.GraphModule, mode: Strict | None = None) -> tuple[l
             continue
         target = node.target
         entry = registry.lookup(target)
-        if entry is not None and entry.wrapper is not None:
-            wrapper = entry.wrapper
-            function = entry.function
-            if target is wrapper:
-                guard = "runtime_guard"
-            else:
-                node.target, guard, swapped = wrapper, "swapped", True
-        elif _user_function(target):
-            entry, wrapper = _adhoc_guard(target, mode)
-            function = target
-            node.target, guard, swapped = wrapper, "swapped", True
+        if entry is not None and target is entry.wrapper:
+            guard, function = Guard.WRAPPER, entry.function
+        elif isinstance(target, types.FunctionType) and (entry is not None or _user_function(target)):
+            entry, function = checker.registration_of(target), target
+            node.target, guard, swapped = make_wrapper(target, entry), Guard.SWAPPED, True
         else:
             continue
         names = positional_names(function) if function is not None else ()
@@ -246,23 +234,25 @@ def check_graph(gm: torch.fx.GraphModule, mode: Strict | None = None) -> tuple[l
         for finding in findings:
             registry.report(Violation(finding.code, entry.name, entry.site, finding.detail), entry.mode)
         calls.append(RegisteredCall(entry.name, node.name, guard))
+    reason = "; ".join(b.summary for b in breaks) or "no graph break was counted just before this graph"
     traced = []
-    for entry, node_name, line in _traced_bodies(gm):
+    for entry, node_name, line in _traced_bodies(gm, checker):
         traced.append(entry.name)
         registry.report(
             Violation(
                 "AIG402",
                 entry.name,
                 entry.site,
-                f"Dynamo traced the body into the graph instead of calling it as one node (node '{node_name}' "
-                f"comes from line {line}); the registration is not honoured at this call, so the function is not "
-                "opaque; see the graph breaks in runtime_guard.backend.last_report() for the reason",
+                f"Dynamo did not call the function as one node but traced its body into the graph (node "
+                f"'{node_name}' comes from line {line}), after a graph break at the call; Dynamo's reason: {reason}; "
+                "the registration is lost at this call, so the function is not opaque; pass only tensors, Python "
+                "numbers and lists or tuples of them, and return tensors",
             ),
             entry.mode,
         )
     if swapped:
         gm.recompile()
-    return calls, traced
+    return GraphCheck(tuple(calls), tuple(traced))
 
 
 def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], compiler: str, patches: dict[str, Any]) -> Any:
@@ -277,6 +267,23 @@ def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], compiler: 
     return compile_fx(gm, example_inputs, config_patches=patches or None)
 
 
+def _compile_id() -> str:
+    found = torch._guards.CompileContext.current_compile_id()
+    return str(found) if found is not None else "?"
+
+
+_last_breaks: tuple[GraphBreak, ...] = ()
+
+
+def _new_breaks() -> tuple[GraphBreak, ...]:
+    """Graph breaks counted since the previous graph."""
+    now = collections.Counter(torch._dynamo.utils.counters["graph_break"])
+    new = now - _breaks_seen if _breaks_seen <= now else now  # counters were cleared since
+    _breaks_seen.clear()
+    _breaks_seen.update(now)
+    return tuple(GraphBreak(reason, count) for reason, count in new.items())
+
+
 def aigcheck_backend(
     mode: str | None = None,
     options: dict[str, Any] | None = None,
@@ -289,7 +296,7 @@ def aigcheck_backend(
 
     ``mode``, ``options`` and ``dynamic`` mean what they mean to ``torch.compile`` with
     Inductor (``dynamic`` only picks the mode's options; pass it to ``torch.compile`` too).
-    ``strict`` is the mode for functions registered without a guard; ``compiler`` is
+    ``strict`` is the mode for functions registered without the guard; ``compiler`` is
     ``"inductor"`` (default), ``"aot_eager"`` or ``"eager"``.
     """
     if compiler not in COMPILERS:
@@ -306,31 +313,32 @@ def aigcheck_backend(
         raise ValueError(f"aigcheck: mode and options apply to Inductor only, not to compiler={compiler!r}")
 
     def backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Any:
-        global _violations_seen
-        breaks_now = collections.Counter(torch._dynamo.utils.counters["graph_break"])
-        new_breaks = breaks_now - _breaks_seen if _breaks_seen <= breaks_now else breaks_now
-        _breaks_seen.clear()
-        _breaks_seen.update(breaks_now)
+        global _violations_seen, _last_breaks
+        breaks = _new_breaks()
+        # A graph break at a registered call shows up in the graph after it (the body's
+        # frame, or the resume function): quote the breaks counted with the previous graph too.
+        recent = breaks or _last_breaks
+        _last_breaks = breaks
         if len(registry.violations()) < _violations_seen:  # cleared since
             _violations_seen = 0
         start = _violations_seen
-        calls: list[RegisteredCall] = []
-        traced: list[str] = []
+        checked = GraphCheck((), ())
         try:
-            _check_breaks(new_breaks, _mode(adhoc_mode))
-            calls, traced = check_graph(gm, adhoc_mode)
+            _check_breaks(collections.Counter({b.reason: b.count for b in breaks}), _mode(adhoc_mode))
+            checked = check_graph(gm, adhoc_mode, recent)
             return _compile(gm, example_inputs, compiler, patches)
         finally:
             found = registry.violations()
             _violations_seen = len(found)
-            _reports.append(
+            report_store.add(
                 GraphReport(
-                    index=len(_reports),
+                    index=report_store.count(),
+                    compile_id=_compile_id(),
                     compiler=compiler,
                     nodes=len(gm.graph.nodes),
-                    calls=tuple(calls),
-                    traced_bodies=tuple(traced),
-                    graph_breaks=tuple(GraphBreak(reason, count) for reason, count in new_breaks.items()),
+                    calls=checked.calls,
+                    traced_bodies=checked.traced,
+                    graph_breaks=breaks,
                     violations=tuple(found[start:]),
                 )
             )

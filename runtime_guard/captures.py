@@ -2,22 +2,28 @@
 
 Sources, as in ``shared/evidence/dynamo/FINDINGS.md`` ("Implications for a runtime
 guard"): ``inspect.getclosurevars`` (closure cells and referenced globals),
-``__defaults__`` / ``__kwdefaults__``, the instance of a bound method, and one level of
-attributes of captured objects and modules (only attributes whose names the code reads).
+``__defaults__`` / ``__kwdefaults__``, the instance of a bound method, and the attributes
+the code reads of captured objects and of captured modules (``config.LOSS_SCALE``),
+followed ``ATTRIBUTE_DEPTH`` levels deep (``self.cfg.eps``).
 
 - tensors, modules, containers of tensors -> AIG301 (fails loudly when compiled, S§1a);
-- ndarrays, mutable containers, object attributes, and globals that some function in the
-  module rebinds with a ``global`` statement -> AIG302 (frozen silently, S§1b).
+- ndarrays, mutable containers, object attributes of any Python-scalar type, and globals
+  or module attributes that some function rebinds (a ``global`` statement in their module,
+  or ``config.X = ...`` in the registering module) -> AIG302 (frozen silently, S§1b, D11).
 
-Python numbers that nothing visibly rebinds are not reported: a module constant is the
+A Python number that nothing visibly rebinds is not reported: a module constant is the
 common case and the guard prefers precision. A tensor reached only through a helper
 function is not seen here; the TorchFunctionMode of :mod:`runtime_guard.tracing` sees it.
+Nothing here runs user code: attributes are read with ``inspect.getattr_static``, so
+properties and ``__getattr__`` are never called.
 """
 
 from __future__ import annotations
 
 import dis
+import enum
 import inspect
+import sys
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,7 +32,25 @@ from typing import Any
 import torch
 
 from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
-from runtime_guard.values import UserClass, describe, user_class
+from runtime_guard.values import describe
+
+#: How many attribute levels are followed from a captured object (``self.cfg.eps`` is 2).
+ATTRIBUTE_DEPTH = 2
+
+_SCALARS = (int, float, complex, str, bytes, bool, type(None))
+#: Modules whose attributes are library API, never the user's state.
+_LIBRARY_ROOTS = frozenset({"builtins", "torch", "numpy", "typing", "functools"}) | frozenset(sys.stdlib_module_names)
+
+
+class Origin(enum.Enum):
+    """Where a captured value comes from."""
+
+    CELL = "a closure cell"
+    GLOBAL = "the module scope"
+    DEFAULT = "a default argument"
+    KWDEFAULT = "a keyword-only default"
+    INSTANCE = "the bound instance"
+    ATTRIBUTE = "an attribute"
 
 
 @dataclass(frozen=True)
@@ -34,28 +58,55 @@ class Capture:
     """A value the function reads that is not an argument: ``name`` as the code spells it."""
 
     name: str
-    origin: str
+    origin: Origin
     value: object
+    #: For an attribute: the capture it was read from.
+    owner: Capture | None = None
+
+    @property
+    def where(self) -> str:
+        """``a closure cell``, ``an attribute of the module scope``, ``module 'config'``."""
+        if self.owner is None:
+            return self.origin.value
+        if isinstance(self.owner.value, types.ModuleType):
+            return f"module '{self.owner.value.__name__}'"
+        return f"an attribute of {self.owner.where}"
+
+
+class Kind(enum.Enum):
+    """What a capture is, for the message."""
+
+    TENSOR = "tensor"
+    PARAMETER = "parameter"
+    MODULE = "module"
+    TENSORS = "container of tensors"
+    NDARRAY = "numpy array"
+    CONTAINER = "mutable container"
+    ATTRIBUTE = "object attribute"
+    GLOBAL = "global"
+    MODULE_ATTRIBUTE = "module attribute"
 
 
 @dataclass(frozen=True)
 class CaptureFinding:
+    """One AIG301/AIG302 finding about a capture; ``why`` completes the sentence."""
+
     code: str
     capture: Capture
-    what: str
+    kind: Kind
     why: str = ""
 
     @property
     def detail(self) -> str:
-        name, origin = self.capture.name, self.capture.origin
+        name, where = self.capture.name, self.capture.where
         if self.code == "AIG301":
             return (
-                f"reads {self.what} '{name}' from {origin} ({describe(self.capture.value)}); the contract says "
+                f"reads {self.kind.value} '{name}' from {where} ({describe(self.capture.value)}); the contract says "
                 f"{CLAUSE_TEXT[Clause.CAPTURES]}; {CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}, "
                 f"and a laundered use (.tolist(), .shape) is frozen silently; pass '{name}' as an argument"
             )
         return (
-            f"reads {self.what} '{name}' from {origin}{self.why}; Dynamo does not guard on what the function "
+            f"reads {self.kind.value} '{name}' from {where}{self.why}; Dynamo does not guard on what the function "
             f"reads, so {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]} (no warning, no recompile); "
             f"pass '{name}' (or what is read from it) as an argument"
         )
@@ -67,51 +118,79 @@ def code_of(fn: object) -> types.FunctionType | None:
     return target if isinstance(target, types.FunctionType) else None
 
 
-def _read_names(code: types.CodeType) -> set[str]:
+def read_names(code: types.CodeType) -> set[str]:
     """Global and attribute names the code reads, nested code objects (lambdas, comprehensions) included."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _read_names(const)
+            names |= read_names(const)
     return names
 
 
 def captures(fn: object) -> list[Capture]:
-    """Every captured value of ``fn``, plus one level of attributes of captured objects."""
+    """Every captured value of ``fn``, plus the attributes it reads of captured objects and modules."""
     func = code_of(fn)
     if func is None:
         return []
     found: list[Capture] = []
     closure = inspect.getclosurevars(func)
-    found += [Capture(name, "a closure cell", value) for name, value in closure.nonlocals.items()]
-    found += [Capture(name, "the module scope", value) for name, value in closure.globals.items()]
+    found += [Capture(name, Origin.CELL, value) for name, value in closure.nonlocals.items()]
+    found += [Capture(name, Origin.GLOBAL, value) for name, value in closure.globals.items()]
     code = func.__code__
     positional = code.co_varnames[: code.co_argcount]
     defaults = func.__defaults__ or ()
     for name, value in zip(positional[len(positional) - len(defaults) :], defaults, strict=True):
-        found.append(Capture(name, "a default argument", value))
-    found += [Capture(name, "a keyword-only default", value) for name, value in (func.__kwdefaults__ or {}).items()]
-    read = _read_names(code)
+        found.append(Capture(name, Origin.DEFAULT, value))
+    found += [Capture(name, Origin.KWDEFAULT, value) for name, value in (func.__kwdefaults__ or {}).items()]
+    read = read_names(code)
     owners = list(found)
     if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, type):
-        owners.append(Capture(code.co_varnames[0] if code.co_argcount else "self", "the bound instance", fn.__self__))
+        owners.append(Capture(code.co_varnames[0] if code.co_argcount else "self", Origin.INSTANCE, fn.__self__))
+    # A module read as `config.X` is among the globals; its attributes are followed like an object's.
     for owner in owners:
-        found += _attributes(owner, read)
+        found += _attributes(owner, read, ATTRIBUTE_DEPTH)
     return found
 
 
-def _attributes(owner: Capture, read: set[str]) -> Iterator[Capture]:
-    value = owner.value
-    kind = user_class(value)
-    if kind not in (UserClass.PLAIN, UserClass.DATACLASS, UserClass.MODULE):
-        return
+def _examined(value: object) -> bool:
+    """Objects whose attributes are the user's state: user objects, modules and user modules."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__.partition(".")[0] not in _LIBRARY_ROOTS
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, torch.Tensor)):
+        return False
+    module = type(value).__module__.partition(".")[0]
+    return isinstance(value, torch.nn.Module) or module not in _LIBRARY_ROOTS
+
+
+def _members(value: object, read: set[str]) -> Iterator[tuple[str, object]]:
+    """The attributes of ``value`` the code may read, without running a getter."""
+    held: dict[str, Any] = {}
     if isinstance(value, torch.nn.Module):
-        members: dict[str, Any] = {**vars(value), **value._parameters, **value._buffers, **value._modules}
-        members = {k: v for k, v in members.items() if not k.startswith("_")}
-    else:
-        members = vars(value) if hasattr(value, "__dict__") else {}
-    for name in sorted(read & members.keys()):
-        yield Capture(f"{owner.name}.{name}", f"an attribute of {owner.origin}", members[name])
+        held = {**value._parameters, **value._buffers, **value._modules}
+        for name in sorted(read & held.keys()):
+            if held[name] is not None:
+                yield name, held[name]
+    for name in sorted(read):
+        if name.startswith("__") or name in held:
+            continue
+        try:
+            member = inspect.getattr_static(value, name)
+        except AttributeError:
+            continue
+        if isinstance(member, (staticmethod, classmethod, property, types.FunctionType)) or hasattr(
+            type(member), "__get__"
+        ):
+            continue  # methods and descriptors: code, not state
+        yield name, member
+
+
+def _attributes(owner: Capture, read: set[str], depth: int) -> Iterator[Capture]:
+    if depth <= 0 or not _examined(owner.value):
+        return
+    for name, member in _members(owner.value, read):
+        capture = Capture(f"{owner.name}.{name}", Origin.ATTRIBUTE, member, owner)
+        yield capture
+        yield from _attributes(capture, read, depth - 1)
 
 
 def _has_tensor(value: object) -> bool:
@@ -124,84 +203,88 @@ def judge(fn: object) -> list[CaptureFinding]:
     func = code_of(fn)
     findings: list[CaptureFinding] = []
     found = captures(fn)
-    examined = {c.name.partition(".")[0] for c in found if "." in c.name}
+    examined = {c.owner.name for c in found if c.owner is not None}
     for capture in found:
-        value = capture.value
-        is_attribute = "." in capture.name
+        value, owner = capture.value, capture.owner
         if isinstance(value, torch.Tensor):
-            what = "parameter" if isinstance(value, torch.nn.Parameter) else "tensor"
-            findings.append(CaptureFinding("AIG301", capture, what))
+            kind = Kind.PARAMETER if isinstance(value, torch.nn.Parameter) else Kind.TENSOR
+            findings.append(CaptureFinding("AIG301", capture, kind))
         elif isinstance(value, torch.nn.Module):
             # A module whose read attributes were reported on their own is not reported twice.
-            if capture.name not in examined or is_attribute:
-                findings.append(CaptureFinding("AIG301", capture, "module"))
+            if capture.name not in examined or owner is not None:
+                findings.append(CaptureFinding("AIG301", capture, Kind.MODULE))
         elif isinstance(value, (list, tuple, dict)) and _has_tensor(value):
-            findings.append(CaptureFinding("AIG301", capture, "container of tensors"))
+            findings.append(CaptureFinding("AIG301", capture, Kind.TENSORS))
         elif type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
-            findings.append(CaptureFinding("AIG302", capture, "numpy array", ", which can change in place"))
+            findings.append(CaptureFinding("AIG302", capture, Kind.NDARRAY, ", which can change in place"))
         elif isinstance(value, (list, dict, set, bytearray)):
-            findings.append(CaptureFinding("AIG302", capture, "mutable container", ", shared by every call"))
-        elif is_attribute and not callable(value):
-            findings.append(CaptureFinding("AIG302", capture, "object attribute", ", which can be reassigned"))
-        elif capture.origin == "the module scope" and func is not None and _is_scalar(value):
+            findings.append(CaptureFinding("AIG302", capture, Kind.CONTAINER, ", shared by every call"))
+        elif owner is not None and isinstance(owner.value, types.ModuleType):
+            if isinstance(value, _SCALARS) and func is not None:
+                rebinders = _module_rebinders(owner.value, capture.name.rpartition(".")[2], func.__globals__)
+                if rebinders:
+                    why = f", which {', '.join(rebinders)} rebinds"
+                    findings.append(CaptureFinding("AIG302", capture, Kind.MODULE_ATTRIBUTE, why))
+        elif owner is not None and isinstance(value, _SCALARS):
+            findings.append(CaptureFinding("AIG302", capture, Kind.ATTRIBUTE, ", which can be reassigned"))
+        elif capture.origin is Origin.GLOBAL and func is not None and isinstance(value, _SCALARS):
             rebinders = _rebinders(func.__globals__, capture.name)
             if rebinders:
                 why = f", which {', '.join(rebinders)} rebinds with a global statement"
-                findings.append(CaptureFinding("AIG302", capture, "global", why))
+                findings.append(CaptureFinding("AIG302", capture, Kind.GLOBAL, why))
     return findings
 
 
-def _is_scalar(value: object) -> bool:
-    return isinstance(value, (int, float, complex, str, bytes)) or value is None
+# -- who rebinds a global or a module attribute -----------------------------------------------
+
+
+def _functions(namespace: dict[str, Any]) -> Iterator[types.FunctionType]:
+    """Functions and methods defined in the module whose globals are ``namespace``."""
+    module = namespace.get("__name__")
+    for value in list(namespace.values()):
+        if isinstance(value, types.FunctionType) and value.__module__ == module:
+            yield value
+        elif isinstance(value, type) and value.__module__ == module:
+            yield from (v for v in vars(value).values() if isinstance(v, types.FunctionType))
 
 
 def _rebinders(namespace: dict[str, Any], name: str) -> list[str]:
-    """Functions and methods defined in ``namespace``'s module that assign the global ``name``."""
-    module = namespace.get("__name__")
-    found: list[str] = []
-    for value in list(namespace.values()):
-        candidates: list[Callable[..., Any]] = []
-        if isinstance(value, types.FunctionType) and value.__module__ == module:
-            candidates.append(value)
-        elif isinstance(value, type) and value.__module__ == module:
-            candidates += [v for v in vars(value).values() if isinstance(v, types.FunctionType)]
-        found += [f"'{c.__qualname__}'" for c in candidates if _stores_global(c.__code__, name)]  # type: ignore[attr-defined]
+    """Functions of ``namespace``'s module that assign the global ``name``."""
+    return [f"'{f.__qualname__}'" for f in _functions(namespace) if _stores(f.__code__, name, None)]
+
+
+def _module_rebinders(module: types.ModuleType, name: str, registering: dict[str, Any]) -> list[str]:
+    """Who rebinds ``module.name``: a ``global name`` in a function of ``module``, or
+    ``alias.name = ...`` in a function of the registering module (``alias`` bound to ``module``)."""
+    found = [f"'{module.__name__}.{q[1:-1]}'" for q in _rebinders(vars(module), name)]
+    aliases = {alias for alias, value in registering.items() if value is module}
+    if aliases and registering is not vars(module):
+        found += [f"'{f.__qualname__}'" for f in _functions(registering) if _stores(f.__code__, name, aliases)]
     return found
 
 
-def _stores_global(code: types.CodeType, name: str) -> bool:
-    if name in code.co_names and any(
-        i.opname == "STORE_GLOBAL" and i.argval == name for i in dis.get_instructions(code)
-    ):
-        return True
-    return any(_stores_global(c, name) for c in code.co_consts if isinstance(c, types.CodeType))
+def _stores(code: types.CodeType, name: str, owners: set[str] | None) -> bool:
+    """Whether ``code`` stores the global ``name`` (``owners`` None) or the attribute ``name``
+    of an object loaded under one of the ``owners`` names."""
+    if name in code.co_names:
+        previous: dis.Instruction | None = None
+        for instruction in dis.get_instructions(code):
+            if owners is None and instruction.opname == "STORE_GLOBAL" and instruction.argval == name:
+                return True
+            if (
+                owners is not None
+                and instruction.opname == "STORE_ATTR"
+                and instruction.argval == name
+                and previous is not None
+                and previous.opname.startswith("LOAD_")
+                and previous.argval in owners
+            ):
+                return True
+            if instruction.opname not in ("CACHE", "EXTENDED_ARG"):
+                previous = instruction
+    return any(_stores(c, name, owners) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
-# -- AIG401: the same code registered again with different captured values -------------------
-
-_MISSING = object()
-
-
-def snapshot(fn: object) -> tuple[Any, ...]:
-    """What distinguishes two functions made by the same ``def``: cell contents and defaults."""
-    if not isinstance(fn, types.FunctionType):
-        return ()
-    cells = tuple(_cell(c) for c in fn.__closure__ or ())
-    kwdefaults = tuple(sorted((fn.__kwdefaults__ or {}).items()))
-    return (cells, fn.__defaults__ or (), kwdefaults)
-
-
-def _cell(cell: types.CellType) -> object:
-    try:
-        return cell.cell_contents
-    except ValueError:  # an empty cell
-        return _MISSING
-
-
-def same_captures(a: object, b: object) -> bool:
-    """Whether two snapshots hold the same objects (or equal immutable scalars)."""
-    if a is b:
-        return True
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(same_captures(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and _is_scalar(a) and a == b
+def named_tensors(fn: Callable[..., Any]) -> list[tuple[str, object]]:
+    """``(name, value)`` of what ``fn`` captures, for naming foreign tensors in messages."""
+    return [(c.name, c.value) for c in captures(fn)]

@@ -58,15 +58,24 @@ class _Reported:
 
 class ContractViolation(_Reported, Exception):
     """Raised in ``raise`` mode. ``.code`` is the static AIG code; ``.function``, ``.site``
-    and ``.detail`` say which registration broke which clause and how to fix it."""
+    and ``.detail`` say which registration broke which clause and how to fix it.
 
-    def __init__(self, violation: Violation) -> None:
-        super().__init__(violation.message)
+    ``torch_error`` is torch's own message where torch failed on the same mistake (a
+    captured tensor meeting fake tensors): the guard's message comes first, torch's is
+    kept after it (Dynamo keeps only the text of an exception raised while it traces).
+    """
+
+    def __init__(self, violation: Violation, torch_error: str | None = None) -> None:
+        message = (
+            violation.message if torch_error is None else f"{violation.message} (torch's own error: {torch_error})"
+        )
+        super().__init__(message)
         self._fill(violation)
+        self.torch_error = torch_error
 
-    def __reduce__(self) -> tuple[type[ContractViolation], tuple[Violation]]:
+    def __reduce__(self) -> tuple[type[ContractViolation], tuple[Violation, str | None]]:
         # Exceptions pickle their args by default; ours is built from the Violation.
-        return (type(self), (self.violation,))
+        return (type(self), (self.violation, self.torch_error))
 
 
 class ContractWarning(_Reported, UserWarning):

@@ -8,6 +8,8 @@ site, which it silently ignores, and which make it fail.
 from __future__ import annotations
 
 import functools
+import linecache
+import re
 import types
 from dataclasses import dataclass
 
@@ -29,14 +31,6 @@ _IGNORED = (
 def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
     """Findings about the kind of ``fn``; ``caller`` is the frame that registered it."""
     findings: list[KindFinding] = []
-    if torch.compiler.is_compiling():
-        findings.append(
-            KindFinding(
-                "AIG404",
-                "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically "
-                "annotating functions inside a compiled region is not supported'); register at import time",
-            )
-        )
     if isinstance(fn, staticmethod):
         findings.append(
             KindFinding(
@@ -69,6 +63,17 @@ def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
                 "the target is a bound method; 'obj.meth(...)' creates a new bound method at every call, which "
                 "Dynamo does not recognise, so only calls through this very object are honoured (save it per "
                 f"instance, 'self._f = allow_in_graph(self.meth)', and call self._f); otherwise {_IGNORED}",
+            )
+        )
+    elif isinstance(fn, types.FunctionType) and _in_class_body(caller) and _decorated_with_property(fn):
+        findings.append(
+            KindFinding(
+                "AIG101",
+                "the target is a property getter; Dynamo honours the registration and calls the getter with the "
+                "instance as its argument, which it cannot proxy (D1.4): the call fails inside attribute access, "
+                "where Dynamo cannot graph-break, so it gives up on the whole calling function, which then runs "
+                "uncompiled (with fullgraph=True: Unsupported 'Failed to convert args/kwargs to proxy'); register a "
+                "function that takes the tensors it needs, and call it from the getter",
             )
         )
     elif isinstance(fn, types.FunctionType) and _in_class_body(caller):
@@ -104,6 +109,22 @@ def _saved_by_owner(method: types.MethodType, caller: types.FrameType | None) ->
 def _in_class_body(caller: types.FrameType | None) -> bool:
     """Whether the registration runs while a class body executes (a decorated method)."""
     return caller is not None and "__module__" in caller.f_locals and "__qualname__" in caller.f_locals
+
+
+def _decorated_with_property(fn: types.FunctionType) -> bool:
+    """Whether the decorators above ``fn``'s ``def`` include ``@property`` (or ``@x.getter``).
+
+    The registration runs before ``property`` wraps the getter, so only the source shows it;
+    ``co_firstlineno`` is the line of the first decorator.
+    """
+    code = fn.__code__
+    lines: list[str] = []
+    for number in range(code.co_firstlineno, code.co_firstlineno + 20):
+        line = linecache.getline(code.co_filename, number).strip()
+        if not line or line.startswith(("def ", "async def ")):
+            break
+        lines.append(line)
+    return any(re.match(r"@(\w+\.)*(property|cached_property|getter)\b", line) for line in lines)
 
 
 def _hashable(value: object) -> bool:

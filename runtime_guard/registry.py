@@ -1,13 +1,21 @@
-"""Every guarded registration, and every violation the guard has found.
+"""Every registration the guard has seen, and every violation it has found.
 
-Like ``torch._library``'s registrations, an entry lives as long as the object Dynamo
-was given: a ``weakref.finalize`` on the wrapper removes it when the wrapper is
-collected (the wrapper holds the user's function, so the function outlives it).
+Like ``torch._library``'s registrations, an entry lives as long as the object that was
+registered: a ``weakref.finalize`` on the registered function removes it when the function
+is collected. The registry holds neither the function nor its guarded wrapper strongly,
+so registering changes no object's lifetime (torch relies on that: a dead function's id
+must not stay registered for the next object that reuses it).
+
+Each registration says which checks can run for it (:class:`Check`): a call-form
+``allow_in_graph(f)`` whose result was discarded leaves ``f`` itself registered with
+Dynamo and no wrapper in any graph, so only the registration-time checks and the
+``aigcheck`` backend check it; ``registration.checks`` says so rather than leaving strict
+mode to check nothing silently.
 """
 
 from __future__ import annotations
 
-import itertools
+import enum
 import os
 import sys
 import warnings
@@ -27,6 +35,18 @@ from runtime_guard.modes import Strict
 TRACED_EAGER_CALLS = 3
 
 
+class Check(enum.Enum):
+    """A kind of check the guard can run for a registration."""
+
+    #: What was registered and what it captures, judged when ``allow_in_graph`` ran.
+    REGISTRATION = "registration"
+    #: Arguments, captured tensors and results, checked by the guarded wrapper each time
+    #: Dynamo or AOTAutograd traces a call of it, and on eager calls.
+    CALLS = "calls through the guarded wrapper"
+    #: Graph nodes that call the function, checked when compiled with ``backend="aigcheck"``.
+    BACKEND = "graph checks under backend='aigcheck'"
+
+
 @dataclass(eq=False)
 class Registration:
     """One call of ``allow_in_graph`` in ``warn`` or ``raise`` mode."""
@@ -35,43 +55,68 @@ class Registration:
     site: str
     mode: Strict
     code: CodeType | None
-    #: What the function captured when it was registered (closure cells, defaults),
-    #: compared with later registrations of the same ``__code__`` (AIG401).
-    captured: tuple[Any, ...] = ()
     calls_checked: int = 0
     traced_calls_left: int = TRACED_EAGER_CALLS
-    _function: Callable[..., Any] | None = field(default=None, repr=False)
+    _function: weakref.ref[Callable[..., Any]] | None = field(default=None, repr=False)
     _wrapper: weakref.ref[Callable[..., Any]] | None = field(default=None, repr=False)
 
     @property
     def function(self) -> Callable[..., Any] | None:
-        """The registered callable (``None`` once its wrapper has been collected)."""
-        return self._function if self.wrapper is not None else None
+        """The registered callable (``None`` once it has been collected)."""
+        return self._function() if self._function is not None else None
 
     @property
     def wrapper(self) -> Callable[..., Any] | None:
-        """The guarded wrapper that Dynamo was given."""
+        """The guarded wrapper ``allow_in_graph`` returned, while something still holds it."""
         return self._wrapper() if self._wrapper is not None else None
+
+    @property
+    def checks(self) -> frozenset[Check]:
+        """The checks that can run for this registration now.
+
+        A registration without a live wrapper (a call form whose result was discarded, or
+        a callable the guard does not wrap) is checked at registration and by the
+        ``aigcheck`` backend only; under ``inductor`` or ``aot_eager`` nothing checks its calls.
+        """
+        found = {Check.REGISTRATION}
+        if self.wrapper is not None:
+            found.add(Check.CALLS)
+        if self.code is not None:
+            found.add(Check.BACKEND)
+        return frozenset(found)
 
 
 class Registry:
-    """The guarded registrations of this process, and the violations found so far."""
+    """The registrations of this process, and the violations found so far."""
 
     def __init__(self) -> None:
+        # id of the registered function, and id of its wrapper, to the registration.
         self._entries: dict[int, Registration] = {}
-        self._keys = itertools.count()
+        self._wrappers: dict[int, Registration] = {}
         self._violations: list[Violation] = []
         self._seen: set[Violation] = set()
 
-    def add(self, registration: Registration, function: Callable[..., Any], wrapper: Callable[..., Any]) -> None:
-        """Keep ``registration`` until ``wrapper`` is collected."""
-        key = next(self._keys)
-        # The function is held through the wrapper's lifetime only: the entry keeps a
-        # strong reference that the finalizer drops together with the entry.
-        registration._function = function
-        registration._wrapper = weakref.ref(wrapper)
+    def add(self, registration: Registration, function: Callable[..., Any]) -> None:
+        """Keep ``registration`` until ``function`` is collected."""
+        key = id(function)
+        registration._function = weakref.ref(function)
         self._entries[key] = registration
-        weakref.finalize(wrapper, self._entries.pop, key, None)
+        weakref.finalize(function, self._forget, key, registration)
+
+    def attach_wrapper(self, registration: Registration, wrapper: Callable[..., Any]) -> None:
+        """Record the guarded wrapper of ``registration`` (held weakly)."""
+        key = id(wrapper)
+        registration._wrapper = weakref.ref(wrapper)
+        self._wrappers[key] = registration
+        weakref.finalize(wrapper, self._forget_wrapper, key, registration)
+
+    def _forget(self, key: int, registration: Registration) -> None:
+        if self._entries.get(key) is registration:
+            del self._entries[key]
+
+    def _forget_wrapper(self, key: int, registration: Registration) -> None:
+        if self._wrappers.get(key) is registration:
+            del self._wrappers[key]
 
     def __iter__(self) -> Iterator[Registration]:
         return iter(list(self._entries.values()))
@@ -80,25 +125,23 @@ class Registry:
         return len(self._entries)
 
     def lookup(self, obj: object) -> Registration | None:
-        """The registration whose wrapper or function is ``obj``."""
-        for entry in self._entries.values():
-            if entry.wrapper is obj or entry._function is obj:
+        """The live registration whose function or wrapper is ``obj``."""
+        for table, attribute in ((self._entries, "function"), (self._wrappers, "wrapper")):
+            entry = table.get(id(obj))
+            if entry is not None and getattr(entry, attribute) is obj:
                 return entry
         return None
-
-    def with_code(self, code: CodeType) -> list[Registration]:
-        """Live registrations of functions whose ``__code__`` is ``code``."""
-        return [entry for entry in self._entries.values() if entry.code is code and entry.wrapper is not None]
 
     def violations(self) -> list[Violation]:
         """Every distinct violation found, in ``warn`` and ``raise`` mode alike, oldest first."""
         return list(self._violations)
 
     def clear_violations(self) -> None:
+        """Forget every violation recorded so far (registrations stay)."""
         self._violations.clear()
         self._seen.clear()
 
-    def report(self, violation: Violation, mode: Strict) -> None:
+    def report(self, violation: Violation, mode: Strict) -> Violation:
         """Record ``violation`` and apply ``mode``: raise :class:`ContractViolation` or
         warn with :class:`ContractWarning` (once per distinct violation; a compile calls
         the function three times and would otherwise say everything three times)."""
@@ -110,6 +153,7 @@ class Registry:
             raise ContractViolation(violation)
         if mode is Strict.WARN and new:
             warnings.warn(ContractWarning(violation), stacklevel=_user_stacklevel())
+        return violation
 
 
 def _user_stacklevel() -> int:

@@ -5,11 +5,15 @@ every torch function, in every compile phase (Dynamo's fake call, both AOT trace
 in eager calls, before Dynamo's own FakeTensor assertion fires. A tensor operand that is
 neither a pytree leaf of the arguments nor produced by an earlier op of the call was
 captured: AIG301, or AIG303 when the op turns it into Python data (``.tolist()``,
-``.shape``), which Dynamo lets through and freezes silently.
+``.shape``), which Dynamo lets through and freezes silently. What counts as passed in is
+decided by :mod:`runtime_guard.reachable` (pytree leaves, dataclass and NamedTuple
+fields, attributes of argument objects, inner tensors of subclasses, and the functorch
+wrappers ``vmap`` and ``grad`` make of them).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +23,8 @@ from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
 from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from runtime_guard.errors import ContractViolation, Violation
+from runtime_guard.reachable import argument_tensors, unwrapped
 
 #: Tensor methods and properties that turn a tensor into Python data (AIG303).
 LAUNDERING = frozenset({"tolist", "numpy", "item", "shape", "size", "__float__", "__int__", "__bool__", "__index__"})
@@ -71,42 +77,73 @@ def _op_name(func: Callable[..., Any]) -> str:
     return qualname
 
 
+#: The assertion FakeTensorMode raises when a real tensor meets fake ones (S§1a).
+_FAKE_MIX = "Please convert all Tensors to FakeTensors first"
+
+
 class CaptureMode(TorchFunctionMode):
-    """Reports tensor operands that are foreign to the call (see the module docstring)."""
+    """Reports tensor operands that are foreign to the call (see the module docstring).
+
+    ``report`` records a foreign tensor and returns the violation it recorded (in raise
+    mode it raises instead). When the op then fails because the foreign tensor is real
+    and the call is being traced with fake tensors, compiling fails whatever the guard
+    does; the failure is raised as the guard's :class:`ContractViolation`, chained to
+    torch's error, so that the message names the variable and the fix.
+    """
 
     def __init__(
         self,
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         names: dict[int, str],
-        report: Callable[[Foreign], None],
+        report: Callable[[Foreign], Violation],
     ) -> None:
         super().__init__()
         self._report = report
-        leaves = pytree.tree_leaves((args, kwargs))
-        # Strong references: an id is only meaningful while its object lives.
-        self._known: dict[int, object] = {id(v): v for v in leaves if isinstance(v, torch.Tensor)}
+        # Weak references: the mode must not keep the call's intermediates alive, and an
+        # id is only trusted while its reference still resolves to the same object.
+        self._known: dict[int, weakref.ref[torch.Tensor]] = {}
+        for tensor in argument_tensors(args, kwargs):
+            self._remember(tensor)
         self._names = names
+
+    def _remember(self, tensor: torch.Tensor) -> None:
+        self._known[id(tensor)] = weakref.ref(tensor)
+
+    def _is_known(self, tensor: torch.Tensor) -> bool:
+        for layer in unwrapped(tensor):  # vmap/grad wrappers of an argument are the argument
+            ref = self._known.get(id(layer))
+            if ref is not None and ref() is layer:
+                return True
+        return False
 
     def __torch_function__(
         self, func: Callable[..., Any], types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
+        found: Violation | None = None
         for leaf in pytree.tree_leaves((args, kwargs)):
-            if isinstance(leaf, torch.Tensor) and id(leaf) not in self._known:
-                self._flag(func, leaf)
-        out = func(*args, **kwargs)
+            if isinstance(leaf, torch.Tensor) and not self._is_known(leaf):
+                found = self._flag(func, leaf) or found
+        try:
+            out = func(*args, **kwargs)
+        except AssertionError as error:
+            if found is not None and _FAKE_MIX in str(error):
+                raise ContractViolation(found, torch_error=str(error)) from error
+            raise
         for leaf in pytree.tree_leaves(out):
             if isinstance(leaf, torch.Tensor):
-                self._known[id(leaf)] = leaf
+                self._remember(leaf)
         return out
 
-    def _flag(self, func: Callable[..., Any], tensor: torch.Tensor) -> None:
-        self._known[id(tensor)] = tensor  # report each tensor once, at its first use
+    def _flag(self, func: Callable[..., Any], tensor: torch.Tensor) -> Violation:
+        self._remember(tensor)  # report each tensor once, at its first use
         kind = "parameter" if isinstance(tensor, torch.nn.Parameter) else "tensor"
         # Reported at once, from inside the op: in raise mode this stops the call before
         # Dynamo's own FakeTensor assertion, whose message names no variable.
-        self._report(Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, self._names.get(id(tensor))))
+        return self._report(
+            Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, self._names.get(id(tensor)))
+        )
 
 
 def tensor_names(named: list[tuple[str, object]]) -> dict[int, str]:

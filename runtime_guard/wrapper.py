@@ -1,29 +1,42 @@
-"""The guarded wrapper that Dynamo is given in place of the user's function.
+"""The guarded wrapper ``allow_in_graph`` returns in strict mode, next to the function itself.
 
-When it runs (``shared/evidence/dynamo/FINDINGS.md`` section 7):
+Both the function and the wrapper are registered with Dynamo: calls through the name the
+decorator bound (the wrapper) are checked, and a call-form ``allow_in_graph(f)`` whose
+result was discarded keeps ``f`` registered exactly as torch would.
 
-- while compiling (``torch.compiler.is_compiling()``): Dynamo's fake call and the two
-  AOT traces call it with Fake/Functional tensors. Every such call checks the arguments
-  (AIG101/AIG102), runs the body under :class:`~runtime_guard.tracing.CaptureMode`
-  (AIG301/AIG303) and checks the result (AIG201/AIG202). Under aot_eager and inductor
-  the wrapper never runs again after compiling, so the compiled steady state pays nothing.
+When the wrapper runs (``shared/evidence/dynamo/FINDINGS.md`` section 7):
+
+- while a graph is traced in this thread (Dynamo's fake call, the two AOT traces): every
+  call checks the arguments (AIG101/AIG102), runs the body under
+  :class:`~runtime_guard.tracing.CaptureMode` (AIG301/AIG303) and checks the result
+  (AIG201/AIG202). Under aot_eager and inductor the wrapper never runs again after
+  compiling, so the compiled steady state pays nothing.
 - eager calls (uncompiled code, the eager backend's graph): the first
-  ``TRACED_EAGER_CALLS`` calls are checked like the compile-time ones; after that only
-  a type-set fast path over the arguments and the result remains, with the full
-  argument/result check only when a value is not of an exactly accepted type.
+  ``TRACED_EAGER_CALLS`` calls are checked like the traced ones; after that only a
+  type-set fast path over the arguments and the result remains.
 - when Dynamo cannot put the call in the graph (an unproxyable argument) it traces the
-  wrapper's own bytecode instead (S§8 "guard under fallback"); the argument check then
-  runs eagerly behind ``torch.compiler.disable`` so that it sees the real values.
+  wrapper's own bytecode instead (S§10a). The wrapper then does nothing but call the
+  function, so Dynamo traces exactly what it traces without the guard; the ``aigcheck``
+  backend reports the lost registration (AIG402).
+
+The wrapper changes nothing Dynamo decides: its code object is a copy per code object of
+the function, so two wrappers share a compiled graph exactly when the two functions would
+(S§0.4: Dynamo guards a registered function on its ``__code__``; a re-created closure is
+reported as AIG401 and behaves as it does without the guard).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch._guards
+from torch._dynamo.comptime import comptime
 
 from runtime_guard import captures
 from runtime_guard.errors import Violation
@@ -33,10 +46,20 @@ from runtime_guard.values import FAST_RESULTS, Finding, check_call, check_result
 
 _is_compiling = torch.compiler.is_compiling
 _is_dynamo_compiling = torch.compiler.is_dynamo_compiling
+_tracing_context = torch._guards.TracingContext.try_get
 
 
-def _report(registration: Registration, code: str, detail: str) -> None:
-    registry.report(Violation(code, registration.name, registration.site, detail), registration.mode)
+def tracing_here() -> bool:
+    """Whether this thread is tracing a graph (Dynamo's fake call, AOTAutograd, export).
+
+    ``torch.compiler.is_compiling()`` alone is process-wide in torch 2.13 and 2.14: it is
+    true in every thread while any thread compiles (D12). The tracing context is per thread.
+    """
+    return _is_compiling() and _tracing_context() is not None
+
+
+def _report(registration: Registration, code: str, detail: str) -> Violation:
+    return registry.report(Violation(code, registration.name, registration.site, detail), registration.mode)
 
 
 def _report_all(registration: Registration, findings: list[Finding]) -> None:
@@ -53,17 +76,7 @@ def positional_names(fn: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
-def _check_arguments(
-    registration: Registration, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> None:
-    _report_all(registration, list(check_call(names, args, kwargs)))
-
-
-# Under Dynamo's own tracing of the wrapper this graph-breaks and runs eagerly, on real values.
-_check_arguments_eagerly = torch.compiler.disable(_check_arguments)
-
-
-def _checked_call(
+def checked_call(
     fn: Callable[..., Any],
     registration: Registration,
     names: tuple[str, ...],
@@ -71,48 +84,81 @@ def _checked_call(
     kwargs: dict[str, Any],
 ) -> Any:
     """One fully checked call: arguments, the body under CaptureMode, the result."""
-    _check_arguments(registration, names, args, kwargs)
-    named = [(c.name, c.value) for c in captures.captures(fn)]
+    _report_all(registration, list(check_call(names, args, kwargs)))
 
-    def foreign(found: Foreign) -> None:
-        _report(registration, found.code, found.detail)
+    def foreign(found: Foreign) -> Violation:
+        return _report(registration, found.code, found.detail)
 
-    with CaptureMode(args, kwargs, tensor_names(named), foreign):
+    with CaptureMode(args, kwargs, tensor_names(captures.named_tensors(fn)), foreign):
         out = fn(*args, **kwargs)
     _report_all(registration, list(check_result(out)))
     return out
 
 
-def make_wrapper(fn: Callable[..., Any], registration: Registration) -> Callable[..., Any]:
+def _unregistered_alias(fn: types.FunctionType) -> types.FunctionType:
+    """A second function object with ``fn``'s code, globals, cells and defaults."""
+    alias = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    alias.__kwdefaults__ = fn.__kwdefaults__
+    alias.__qualname__ = fn.__qualname__
+    return alias
+
+
+def _check_traced_frame(ctx: Any) -> None:
+    """Check the arguments of a wrapper whose own frame Dynamo traces (S§10a: the call
+    graph-broke, usually on an unproxyable argument). Dynamo compiles that frame as a
+    frame of its own, so its locals are the real arguments of the call."""
+    try:
+        frame = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().f_locals
+        registration, names = frame["registration"], frame["names"]
+        args, kwargs = frame["args"], frame["kwargs"]
+    except (AttributeError, KeyError, TypeError):  # another torch: no check rather than a failure
+        return
+    if isinstance(registration, Registration):
+        _report_all(registration, list(check_call(names, args, kwargs)))
+
+
+#: One copy of the wrapper's code per code object of the wrapped functions.
+_codes: weakref.WeakKeyDictionary[types.CodeType, types.CodeType] = weakref.WeakKeyDictionary()
+
+
+def _code_for(template: types.CodeType, fn: types.FunctionType) -> types.CodeType:
+    """The wrapper code for functions made from ``fn.__code__``: shared by all of them, and
+    named after the function for Dynamo's messages."""
+    copy = _codes.get(fn.__code__)
+    if copy is None:
+        copy = template.replace(co_name=fn.__code__.co_name, co_qualname=f"{fn.__qualname__} (guarded)")
+        _codes[fn.__code__] = copy
+    return copy
+
+
+def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable[..., Any]:
     """The guarded wrapper of ``fn``; ``functools.wraps`` keeps its name, docs and ``__wrapped__``."""
     names = positional_names(fn)
     fast_results = FAST_RESULTS
+    body = _unregistered_alias(fn)
 
     def guarded(*args: Any, **kwargs: Any) -> Any:
+        if _is_dynamo_compiling():
+            # Dynamo traces this bytecode: the call graph-broke and Dynamo compiles this
+            # frame on its own, as it would compile the function's frame without the guard.
+            # It traces the body through an alias it does not know as registered (the
+            # function itself is, and would graph-break a second time); comptime runs the
+            # argument check while Dynamo traces, adding no node and no graph break.
+            comptime(_check_traced_frame)
+            return body(*args, **kwargs)
         registration.calls_checked += 1
-        if _is_compiling():
-            if _is_dynamo_compiling():
-                # Dynamo is tracing this bytecode: the call was not put in the graph.
-                _check_arguments_eagerly(registration, names, args, kwargs)
-                return fn(*args, **kwargs)
-            return _checked_call(fn, registration, names, args, kwargs)
+        if tracing_here():
+            return checked_call(fn, registration, names, args, kwargs)
         if registration.traced_calls_left > 0:
             registration.traced_calls_left -= 1
-            return _checked_call(fn, registration, names, args, kwargs)
+            return checked_call(fn, registration, names, args, kwargs)
         if not fast_ok(args, kwargs):
-            _check_arguments(registration, names, args, kwargs)
+            _report_all(registration, list(check_call(names, args, kwargs)))
         out = fn(*args, **kwargs)
         if type(out) not in fast_results:
             _report_all(registration, list(check_result(out)))
         return out
 
-    try:
-        functools.update_wrapper(guarded, fn)
-    except (AttributeError, TypeError):  # objects whose attributes cannot be read or copied
-        guarded.__wrapped__ = fn  # type: ignore[attr-defined]
-    # Dynamo guards an allowed function on its __code__, not on the object (S§0.4): wrappers
-    # sharing one code object would all be taken for the first one compiled. Each wrapper
-    # gets its own copy, named after the function for Dynamo's messages.
-    name = getattr(fn, "__name__", None) or type(fn).__name__
-    guarded.__code__ = guarded.__code__.replace(co_name=name, co_qualname=f"{registration.name} (guarded)")
+    functools.update_wrapper(guarded, fn)
+    guarded.__code__ = _code_for(guarded.__code__, fn)
     return guarded

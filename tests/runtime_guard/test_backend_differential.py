@@ -18,6 +18,7 @@ from conftest import codes
 
 import runtime_guard as rg
 from runtime_guard import backend as aig
+from runtime_guard.reports import Guard
 
 W = torch.arange(4.0)
 K = 2.0
@@ -164,7 +165,7 @@ def test_clean_matches_eager(name, backend) -> None:
     assert codes() == []
     if backend == "aigcheck":
         report = aig.last_report()
-        assert report is not None and [c.guard for c in report.calls] == ["swapped"]
+        assert report is not None and [c.guard for c in report.calls] == [Guard.SWAPPED]
 
 
 def test_captured_float_is_stale_on_inductor_and_not_caught() -> None:
