@@ -137,12 +137,16 @@ def captures(fn: object) -> list[Capture]:
     found += [Capture(name, Origin.CELL, value) for name, value in closure.nonlocals.items()]
     found += [Capture(name, Origin.GLOBAL, value) for name, value in closure.globals.items()]
     code = func.__code__
+    read = read_names(code)
+    # getclosurevars looks at the function's own code only; lambdas and comprehensions
+    # inside it read globals too (the body of a `torch.vmap(lambda row: row * W)`).
+    nested = sorted(n for n in read - set(code.co_names) - closure.globals.keys() if n in func.__globals__)
+    found += [Capture(name, Origin.GLOBAL, func.__globals__[name]) for name in nested]
     positional = code.co_varnames[: code.co_argcount]
     defaults = func.__defaults__ or ()
     for name, value in zip(positional[len(positional) - len(defaults) :], defaults, strict=True):
         found.append(Capture(name, Origin.DEFAULT, value))
     found += [Capture(name, Origin.KWDEFAULT, value) for name, value in (func.__kwdefaults__ or {}).items()]
-    read = read_names(code)
     owners = list(found)
     if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, type):
         owners.append(Capture(code.co_varnames[0] if code.co_argcount else "self", Origin.INSTANCE, fn.__self__))

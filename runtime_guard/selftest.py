@@ -20,10 +20,14 @@ import torch._dynamo.testing
 import torch.utils._pytree as pytree
 
 from checker.catalog import BY_CODE
+from runtime_guard import captures, kinds
 from runtime_guard.api import allow_in_graph
 from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.modes import strict
+from runtime_guard.probe import probes
 from runtime_guard.registry import registry
+from runtime_guard.values import check_call, check_result
+from runtime_guard.wrapper import positional_names
 
 #: (backend, dynamic) pairs compiled by default.
 DEFAULT_RUNS = (("eager", False), ("aot_eager", False), ("inductor", False), ("inductor", True))
@@ -80,7 +84,7 @@ class SelfTestError(ContractViolation):
         for result in report.results:
             for failure in result.failures:
                 where = f"{result.backend}{', dynamic' if result.dynamic else ''}"
-                lines.append(f"  {where}: {failure.code or 'mismatch'}: {failure.message}")
+                lines.append(f"  {where}: {failure.code or 'failed'}: {failure.message}")
         Exception.__init__(self, "\n".join(lines))
         self.report = report
         self.codes = report.codes
@@ -145,67 +149,49 @@ def _code_of(error: BaseException) -> str | None:
     return match[1] if match and match[1] in BY_CODE else None
 
 
-def _captured_scalars(function: Callable[..., Any]) -> list[tuple[str, Callable[[], Any], Callable[[Any], None]]]:
-    """(name, read, write) for the Python numbers ``function`` reads from globals or closure cells."""
-    code = getattr(function, "__code__", None)
-    if code is None:
-        return []
-    found: list[tuple[str, Callable[[], Any], Callable[[Any], None]]] = []
-    namespace = getattr(function, "__globals__", {})
-    for name in code.co_names:
-        # UPPER_CASE names are constants by convention (PEP 8), as the static checker
-        # treats never-rebound module constants: changing them would only be noise.
-        if isinstance(namespace.get(name), (int, float)) and not name.isupper():
-            found.append(
-                (f"global '{name}'", lambda n=name: namespace[n], lambda v, n=name: namespace.__setitem__(n, v))
-            )
-    for name, cell in zip(code.co_freevars, getattr(function, "__closure__", None) or (), strict=False):
-        try:
-            value = cell.cell_contents
-        except ValueError:  # an empty cell
-            continue
-        if isinstance(value, (int, float)):
-            found.append(
-                (
-                    f"closure variable '{name}'",
-                    lambda c=cell: c.cell_contents,
-                    lambda v, c=cell: setattr(c, "cell_contents", v),
-                )
-            )
-    return found
-
-
-def _probe_captured_scalars(
+def _probe(
     function: Callable[..., Any], compiled: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> list[Failure]:
-    """Change each captured Python number, call again, and compare compiled with uncompiled.
-
-    Dynamo does not guard on what a registered function reads (shared evidence 1b), so a
-    compiled call that ignores the change has frozen the value at compile time: AIG302.
-    """
+    """Change each Python number ``function`` reads, call again, compare compiled with uncompiled
+    (:mod:`runtime_guard.probe`); a compiled call that ignores the change froze it: AIG302."""
     failures: list[Failure] = []
-    for label, read, write in _captured_scalars(function):
-        original = read()
-        changed = (not original) if isinstance(original, bool) else original * 2 + 1
-        write(changed)
+    for probe in probes(function):
+        original = probe.read()
         try:
+            probe.write(probe.changed())
             expected = _run(function, _clone(args), _clone(kwargs))
             actual = _run(compiled, _clone(args), _clone(kwargs))
         except Exception:  # noqa: BLE001 - the probe value itself may be invalid for the body
             continue
         finally:
-            write(original)
+            probe.write(original)
         stale: list[Failure] = []
-        _compare(f"results after changing {label}", actual[0], expected[0], stale)
+        _compare(f"results after changing {probe.label}", actual[0], expected[0], stale)
         if stale:
             failures.append(
                 Failure(
                     "AIG302",
-                    f"the compiled call kept the value of {label} read at compile time ({stale[0].message}); "
+                    f"the compiled call kept the value of {probe.label} read at compile time ({stale[0].message}); "
                     f"pass it as an argument",
                 )
             )
     return failures
+
+
+def _raised(what: str, error: BaseException, codes: tuple[str, ...] = ()) -> Failure:
+    """A failure for an exception: its contract code if it carries one, else the first code
+    the arguments or the result already broke (why torch could not compile the call)."""
+    lines = str(error).strip().splitlines()
+    code = _code_of(error) or (codes[0] if codes else None)
+    return Failure(code, f"{what} raised {type(error).__name__}: {lines[0] if lines else ''}")
+
+
+def _registration_failures(fn: Callable[..., Any]) -> list[Failure]:
+    """What the registration-time checks say about ``fn``, fresh for this report."""
+    found = [Failure(k.code, k.detail) for k in kinds.judge(fn, None)]
+    if not found:
+        found += [Failure(c.code, c.detail) for c in captures.judge(fn)]
+    return found
 
 
 def check_allow_in_graph(
@@ -219,31 +205,46 @@ def check_allow_in_graph(
     inductor also with ``dynamic=True``) and check the registration holds.
 
     ``fn`` is registered for the test (strict ``warn``) unless the guard already has it.
-    After each compiled run, every Python number ``fn`` reads from a global (other than
-    an UPPER_CASE constant) or a closure cell is changed for one more call: a compiled
-    call that ignores the change has frozen it at compile time (AIG302).
+    After each compiled run, every Python number ``fn`` reads (closure cells, globals,
+    attributes of captured modules and objects; UPPER_CASE constants only when something
+    rebinds them) is changed for one more call: a compiled call that ignores the change
+    froze it at compile time (AIG302).
 
+    Nothing ``fn`` or torch raises escapes: a reference call that raises, or a call torch
+    cannot compile, is a failure of the report, with the contract's code where one applies
+    (an argument torch cannot proxy is AIG101, a result it graph-breaks on AIG201).
     Returns a :class:`SelfTestReport`; raises :class:`SelfTestError` (a
     :class:`ContractViolation`) listing every failure when anything fails.
     """
-    before = len(registry.violations())
     entry = registry.lookup(fn)
-    with strict("warn"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            target = entry.wrapper if entry is not None and entry.wrapper is not None else allow_in_graph(fn)
+    before = len(registry.violations())
+    with strict("warn"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        target = entry.wrapper if entry is not None and entry.wrapper is not None else allow_in_graph(fn)
     function = getattr(target, "__wrapped__", fn)
     name = getattr(function, "__qualname__", None) or repr(function)
-    found = registry.violations()
-    registration = tuple(_fail(found[before:] if len(found) >= before else found))
-
-    expected = _run(function, _clone(args), _clone(kwargs))
-    expected_again = _run(function, _clone(args, True), _clone(kwargs, True))
-    results: list[BackendResult] = []
+    # Registered now: what the registration reported. Registered before: judged afresh
+    # (the registry reports each violation once, and may have been cleared since).
+    recorded = registry.violations()[before:] if entry is None else []
+    registration = tuple(_fail(recorded) if entry is None else _registration_failures(fn))
+    # What the contract says about these very values, before torch is asked anything.
+    value_codes = tuple(f.code for f in check_call(positional_names(function), args, kwargs))
 
     def call(*a: Any, **k: Any) -> Any:
         return target(*a, **k)
 
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = _run(function, _clone(args), _clone(kwargs))
+            expected_again = _run(function, _clone(args, True), _clone(kwargs, True))
+    except Exception as error:  # noqa: BLE001 - reported, never raised
+        failure = _raised("the reference (uncompiled) call", error, value_codes)
+        report = SelfTestReport(name, registration, (BackendResult("uncompiled", False, 0, 0, (failure,)),))
+        raise SelfTestError(report) from None
+    result_codes = tuple(f.code for f in check_result(expected[0]))
+    codes = value_codes + result_codes
+    results: list[BackendResult] = []
     for backend, dynamic in runs:
         torch._dynamo.reset()
         failures: list[Failure] = []
@@ -273,40 +274,40 @@ def check_allow_in_graph(
             _compare("results", actual[0], expected[0], failures)
             _compare("gradients", actual[1], expected[1], failures)
             _compare("results on a second call with other input values", actual_again[0], expected_again[0], failures)
-            failures.extend(_probe_captured_scalars(function, compiled, args, kwargs))
+            failures.extend(_probe(function, compiled, args, kwargs))
         except Exception as error:  # noqa: BLE001 - every failure is reported
-            message = str(error).strip().splitlines()
-            failures.append(Failure(_code_of(error), f"{type(error).__name__}: {message[0] if message else ''}"))
+            failures.append(_raised("torch.compile of the call", error, codes))
         found = registry.violations()
         failures[:0] = _fail(found[start:])
         results.append(BackendResult(backend, dynamic, counter.frame_count, nodes, tuple(failures)))
 
     if export:
-        torch._dynamo.reset()
-        failures = []
-        start = len(registry.violations())
-
-        class Call(torch.nn.Module):
-            def forward(self, *a: Any, **k: Any) -> Any:
-                return target(*a, **k)
-
-        try:
-            program = torch.export.export(Call(), _clone(args), _clone(kwargs))
-            out = program.module()(*_clone(args), **_clone(kwargs))
-            _compare(
-                "exported results",
-                pytree.tree_map(lambda t: t.detach() if isinstance(t, torch.Tensor) else t, out),
-                expected[0],
-                failures,
-            )
-        except Exception as error:  # noqa: BLE001
-            message = str(error).strip().splitlines()
-            failures.append(Failure(_code_of(error), f"{type(error).__name__}: {message[0] if message else ''}"))
-        failures[:0] = _fail(registry.violations()[start:])
-        results.append(BackendResult("export", False, 1, 0, tuple(failures)))
-
+        results.append(_export(target, args, kwargs, expected[0], codes))
     torch._dynamo.reset()
     report = SelfTestReport(name, registration, tuple(results))
     if not report.ok:
         raise SelfTestError(report)
     return report
+
+
+def _export(
+    target: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], expected: Any, codes: tuple[str, ...]
+) -> BackendResult:
+    """``torch.export.export`` of a module calling ``target``, compared with the reference."""
+    torch._dynamo.reset()
+    failures: list[Failure] = []
+    start = len(registry.violations())
+
+    class Call(torch.nn.Module):
+        def forward(self, *a: Any, **k: Any) -> Any:
+            return target(*a, **k)
+
+    try:
+        program = torch.export.export(Call(), _clone(args), _clone(kwargs))
+        out = program.module()(*_clone(args), **_clone(kwargs))
+        detached = pytree.tree_map(lambda t: t.detach() if isinstance(t, torch.Tensor) else t, out)
+        _compare("exported results", detached, expected, failures)
+    except Exception as error:  # noqa: BLE001
+        failures.append(_raised("torch.export of the call", error, codes))
+    failures[:0] = _fail(registry.violations()[start:])
+    return BackendResult("export", False, 1, 0, tuple(failures))
