@@ -1,4 +1,7 @@
-"""pytest plugin: ``--aig-strict[=warn|raise]`` turns the guard on for a test session.
+"""pytest plugin: ``--aig-strict`` (raise) or ``--aig-strict=warn`` turns the guard on for a test session.
+
+The option is a flag: it may stand anywhere on the command line, before or after paths,
+and never takes the next argument as its value.
 
 Registered through the ``pytest11`` entry point ``aigcheck``. Without the option the
 plugin does nothing and imports nothing (torch included), so it costs test sessions
@@ -16,28 +19,46 @@ independent of plugin order.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 import pytest
 
-_MODES = ("off", "warn", "raise")
+_MODES = ("warn", "raise")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("aigcheck", "allow_in_graph contract checks")
+    # `--aig-strict` is a flag, so it never takes the next argument (`--aig-strict tests`
+    # keeps `tests` a path). The mode is spelled `--aig-strict=warn`: argparse matches a
+    # whole option string before it splits at '=', so each spelling is an option of its own.
     group.addoption(
         "--aig-strict",
-        nargs="?",
-        const="raise",
+        *(f"--aig-strict={mode}" for mode in _MODES),
+        action=_StrictAction,
+        nargs=0,
+        dest="aig_strict",
         default=None,
-        choices=_MODES,
-        metavar="MODE",
-        help="guard torch.compiler.allow_in_graph registrations: warn or raise (the default when no value is given)",
+        help="guard torch.compiler.allow_in_graph registrations: --aig-strict (raise) or --aig-strict=warn",
     )
 
 
+class _StrictAction(argparse.Action):
+    """Stores the mode named by the option string used: ``--aig-strict`` is ``raise``."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        _, _, mode = (option_string or "").partition("=")
+        setattr(namespace, self.dest, mode or "raise")
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    mode = config.getoption("--aig-strict")
+    mode = config.getoption("aig_strict")
     if mode is None:
         return
     import runtime_guard  # only now: importing it imports torch
@@ -57,7 +78,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    mode = config.getoption("--aig-strict")
+    mode = config.getoption("aig_strict")
     return f"aigcheck: allow_in_graph strict mode {mode!r}" if mode else None
 
 

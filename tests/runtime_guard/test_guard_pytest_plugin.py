@@ -63,4 +63,20 @@ def test_warn_reports_without_failing(suite: pytest.Pytester) -> None:
 def test_invalid_value_is_a_usage_error(suite: pytest.Pytester) -> None:
     result = run(suite, "--aig-strict=loud")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*invalid choice: 'loud'*"])
+    result.stderr.fnmatch_lines(["*--aig-strict=warn/--aig-strict=raise: ignored explicit argument 'loud'*"])
+
+
+@pytest.mark.parametrize(
+    "options, mode, outcome",
+    [
+        (("--aig-strict", "test_silent.py"), "raise", {"failed": 1}),
+        (("test_silent.py", "--aig-strict"), "raise", {"failed": 1}),
+        (("--aig-strict=warn", "test_silent.py"), "warn", {"passed": 1}),
+        (("test_silent.py", "--aig-strict=warn"), "warn", {"passed": 1}),
+    ],
+    ids=["flag-before-path", "flag-after-path", "warn-before-path", "warn-after-path"],
+)
+def test_the_option_never_takes_the_next_argument(suite: pytest.Pytester, options, mode: str, outcome) -> None:
+    result = run(suite, *options)
+    result.assert_outcomes(**outcome)
+    result.stdout.fnmatch_lines([f"*aigcheck: allow_in_graph strict mode '{mode}'*"])
