@@ -40,6 +40,7 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("AIG105", "undocumented-parameter-type", Severity.INFO, default_enabled=False),
     RuleInfo("AIG201", "unproxyable-return", Severity.WARNING),
     RuleInfo("AIG202", "baked-scalar-return", Severity.ERROR),
+    RuleInfo("AIG203", "untraceable-tensor-subclass", Severity.ERROR),
     RuleInfo("AIG301", "captured-tensor", Severity.ERROR),
     RuleInfo("AIG302", "captured-mutable-state", Severity.ERROR),
     RuleInfo("AIG303", "laundered-capture", Severity.ERROR),

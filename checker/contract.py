@@ -54,6 +54,15 @@ CONSEQUENCE_TEXT = {
 }
 
 
+class Answer(enum.Enum):
+    """The three answers the contract gives about a value: it breaks the contract, it is
+    fine, or nothing is known. Only VIOLATES is ever reported."""
+
+    VIOLATES = "violates"
+    FINE = "fine"
+    UNKNOWN = "unknown"
+
+
 class Verdict(enum.Enum):
     """What torch 2.13 does with a value of some type at the allow_in_graph boundary."""
 
@@ -67,6 +76,12 @@ class Verdict(enum.Enum):
     @property
     def acceptable(self) -> bool:
         return self in (Verdict.DOCUMENTED, Verdict.WORKS)
+
+    @property
+    def answer(self) -> Answer:
+        if self is Verdict.UNKNOWN:
+            return Answer.UNKNOWN
+        return Answer.FINE if self.acceptable else Answer.VIOLATES
 
 
 @dataclass(frozen=True)
@@ -133,7 +148,8 @@ RESULT_ELEMENTS: dict[str, Entry] = {
 
 
 class UserClass(enum.Enum):
-    """How a class defined by the user behaves as an argument or result."""
+    """How a class defined by the user behaves as an argument or result. UNKNOWN: a base
+    class leaves the checked project or cannot be resolved, so nothing is known."""
 
     FROZEN_DATACLASS = "frozen dataclass"
     NAMEDTUPLE = "NamedTuple"
@@ -141,8 +157,14 @@ class UserClass(enum.Enum):
     DATACLASS = "dataclass (not frozen)"
     PLAIN = "plain class"
     MODULE = "nn.Module subclass"
+    TRACEABLE_SUBCLASS = "tensor subclass with __tensor_flatten__"
+    BARE_SUBCLASS = "tensor subclass without __tensor_flatten__"
+    UNKNOWN = "class of unknown kind"
 
 
+_FAKE_SUBCLASS = "Creating a new Tensor subclass ... already associated to a python object of type FakeTensor"
+
+#: Instances of user classes as arguments.
 USER_CLASSES: dict[UserClass, Entry] = {
     UserClass.FROZEN_DATACLASS: Entry(_W, "D§9"),
     UserClass.NAMEDTUPLE: Entry(_W, "D§9, S§3", "namedtuple results are accepted too"),
@@ -150,6 +172,26 @@ USER_CLASSES: dict[UserClass, Entry] = {
     UserClass.DATACLASS: Entry(_G, "D§9, S§2", "Failed to convert args/kwargs to proxy"),
     UserClass.PLAIN: Entry(_G, "D§9, S§2", "Failed to convert args/kwargs to proxy"),
     UserClass.MODULE: Entry(_G, "S§2", "Failed to convert args/kwargs to proxy"),
+    UserClass.TRACEABLE_SUBCLASS: Entry(_D, "S§11", "a tensor"),
+    # Not listed, so unknown: BARE_SUBCLASS (D§11: eager and inductor ok, aot_eager raises), UNKNOWN.
+}
+
+#: Instances of user classes as results: a tensor subclass fails loudly unless traceable.
+USER_CLASS_RESULTS: dict[UserClass, Entry] = {
+    **USER_CLASSES,
+    UserClass.TRACEABLE_SUBCLASS: Entry(_D, "S§11", "a tensor"),
+    UserClass.BARE_SUBCLASS: Entry(_H, "S§11", _FAKE_SUBCLASS),
+}
+
+#: A registered class constructed in compiled code: its instance is the call's result.
+CONSTRUCTED: dict[UserClass, Entry] = {
+    UserClass.PLAIN: Entry(_G, "D§11", "torch.* op returned non-Tensor"),
+    UserClass.DATACLASS: Entry(_G, "D§11", "torch.* op returned non-Tensor"),
+    UserClass.FROZEN_DATACLASS: Entry(_G, "D§11", "torch.* op returned non-Tensor"),
+    UserClass.NAMEDTUPLE: Entry(_W, "D§11"),
+    UserClass.TRACEABLE_SUBCLASS: Entry(_D, "D§11", "a tensor"),
+    UserClass.BARE_SUBCLASS: Entry(_H, "D§11", _FAKE_SUBCLASS),
+    # Not listed, so unknown: ENUM (not measured), MODULE (D§10: AIG402's), UNKNOWN.
 }
 
 #: Other spellings of the canonical names above (annotations, runtime types).
@@ -179,6 +221,16 @@ ALIASES = {
     "torch._C._distributed_c10d.ProcessGroup": "torch.distributed.ProcessGroup",
     "torch.fx.immutable_collections.immutable_list": "builtins.list",
 }
+
+
+def user_class(category: UserClass, *, result: bool = False) -> Entry:
+    """How an instance of a user class fares as an argument or a result; UNKNOWN when unlisted."""
+    return (USER_CLASS_RESULTS if result else USER_CLASSES).get(category, _UNKNOWN)
+
+
+def constructed(category: UserClass) -> Entry:
+    """How constructing a registered class in compiled code fares; UNKNOWN when unlisted."""
+    return CONSTRUCTED.get(category, _UNKNOWN)
 
 
 def canonical(qualified: str) -> str:

@@ -7,21 +7,56 @@ the importing file's own top-level package, regular or namespace (so a project's
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Set
 from pathlib import Path
 
 
-def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
-    """(module file, attribute) pairs ``qualified`` may name, the longest module first."""
+def module_file(importer: Path, qualified: str) -> Path | None:
+    """The file of the module ``qualified`` names (``pkg.config``, ``.config``) as imported
+    by ``importer``: ``config.py`` or ``config/__init__.py``; None outside its package."""
+    base, parts = _base(importer, qualified)
+    if base is None or not parts:
+        return None
+    folder = base.joinpath(*parts)
+    for candidate in (folder.with_suffix(".py"), folder / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def project_root(path: Path) -> Path | None:
+    """The folder of the top-level package ``path`` belongs to (the checked project, as far
+    as imports reach), or None for a module outside a package."""
+    return top_package(path)
+
+
+def project_files(root: Path, skip: Set[str]) -> Iterator[Path]:
+    """Every ``.py`` file under ``root``, folders named in ``skip`` left out, in a stable order."""
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(name for name in folders if name not in skip)
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield Path(folder, name)
+
+
+def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:
+    """The folder a qualified import name is resolved from, and its parts."""
     dots = len(qualified) - len(qualified.lstrip("."))
     parts = qualified[dots:].split(".") if qualified[dots:] else []
     if dots:
         base = importer.parent
         for _ in range(dots - 1):
             base = base.parent
-    else:
-        base = _package_root(importer, parts[0]) if parts else None
-        if base is None:
-            return []
+        return base, parts
+    return (_package_root(importer, parts[0]) if parts else None), parts
+
+
+def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
+    """(module file, attribute) pairs ``qualified`` may name, the longest module first."""
+    base, parts = _base(importer, qualified)
+    if base is None:
+        return []
     found = []
     for cut in range(len(parts), -1, -1):
         module, attribute = parts[:cut], ".".join(parts[cut:])
@@ -38,7 +73,7 @@ def module_name(path: str) -> str | None:
     """The dotted name a file is imported as (``pkg/sub/mod.py`` -> ``pkg.sub.mod``), from
     its ``__init__.py`` chain; None outside a package."""
     file = Path(path).resolve()
-    package = _top_package(file)
+    package = top_package(file)
     if package is None:
         return None
     parts = file.relative_to(package.parent).with_suffix("").parts
@@ -49,7 +84,7 @@ def _package_root(importer: Path, name: str) -> Path | None:
     """The folder holding package ``name`` when ``importer`` is inside it: its regular
     package's, or for a namespace package (no ``__init__.py``), the parent of the
     nearest enclosing folder called ``name``. Other packages are never looked into."""
-    package = _top_package(importer)
+    package = top_package(importer)
     if package is not None and package.name == name:
         return package.parent
     for folder in importer.resolve().parents:
@@ -58,7 +93,7 @@ def _package_root(importer: Path, name: str) -> Path | None:
     return None
 
 
-def _top_package(path: Path) -> Path | None:
+def top_package(path: Path) -> Path | None:
     """The outermost folder of the regular package that holds ``path`` (``__init__.py`` chain)."""
     folder = path.resolve().parent
     top = None

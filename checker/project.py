@@ -21,16 +21,20 @@ from typing import TypeVar
 
 import libcst as cst
 
+from checker.change_scan import ChangeScans
+from checker.discovery import DEFAULT_EXCLUDES
 from checker.facts.captures import Helper
+from checker.facts.changes import Change
 from checker.facts.classes import ClassModel
 from checker.facts.handoffs import Origin
 from checker.facts.kinds import Inferred
 from checker.facts.module import ModuleFacts
+from checker.facts.places import seen_from
 from checker.facts.scopes import Binding, BindingKind
 from checker.facts.targets import Body
-from checker.links import Registrar
+from checker.links import Place, Registrar
 from checker.mentions import class_only_names, may_register
-from checker.packages import candidates
+from checker.packages import candidates, module_file
 from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
 
 T = TypeVar("T")
@@ -54,6 +58,8 @@ class Project:
         self._following: set[tuple[str, str]] = set()
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
         self._outlines: dict[Path, tuple[Stamp, _Outline]] = {}
+        self._module_files: dict[tuple[str, str], str | None] = {}
+        self._scans = ChangeScans(DEFAULT_EXCLUDES)
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
 
@@ -159,6 +165,23 @@ class Project:
             for binding in found.bindings
             if binding.kind is BindingKind.FUNCTION and isinstance(binding.definition, cst.FunctionDef)
         ]
+
+    def module_file(self, importer: str, qualified: str) -> str | None:
+        key = (str(Path(importer).parent), qualified)
+        if key not in self._module_files:
+            found = module_file(Path(importer), qualified)
+            self._module_files[key] = str(found.resolve()) if found is not None else None
+        return self._module_files[key]
+
+    def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
+        found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
+        for path, digest in found.consulted:
+            self._consulted.setdefault(_key(checked), {})[path] = digest
+        if found.where is None:
+            return None
+        path, evidence = found.where
+        place = Place(seen_from(path, checked), evidence.line)
+        return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
 
     # -- following imports ----------------------------------------------------------
 

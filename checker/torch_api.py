@@ -132,6 +132,19 @@ PARAMETER_CONSTRUCTORS = frozenset(
     {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
 )
 #: Annotations that declare a tensor.
+#: ``torch.Tensor`` and the classes a tensor subclass derives from to be one.
+TENSOR_BASES = frozenset(
+    {
+        "torch.Tensor",
+        "torch._tensor.Tensor",
+        "torch._C.TensorBase",
+        "torch.nn.Parameter",
+        "torch.nn.parameter.Parameter",
+        "torch.nn.parameter.Buffer",
+        "torch.nn.Buffer",
+    }
+)
+
 TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.FloatTensor", "torch.LongTensor"}
 )

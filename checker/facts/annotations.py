@@ -35,8 +35,6 @@ _SEQUENCES = frozenset(
 )
 _MAPPINGS = frozenset({"builtins.dict", "typing.Dict", "typing.Mapping", "collections.abc.Mapping"})
 _TRANSPARENT = frozenset({"typing.Annotated", "typing.Final", "typing_extensions.Annotated"})
-_NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "collections.namedtuple"})
-_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,7 @@ class AnnotationJudge:
         spelled = _source(expr)
         inferred = self.inference.infer(expr, scope)
         if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
-            return self._user_class(self.inference.class_model(inferred.definition), spelled)
+            return self._user_class(self.inference.class_model(inferred.definition), spelled, result)
         for name in sorted(self.inference.qualified_names(expr, scope)):
             if is_torch_module_class(name):
                 name = "torch.nn.Module"  # nn.Linear and friends are modules
@@ -114,24 +112,10 @@ class AnnotationJudge:
         entry = contract.result(qualified, inside) if result else contract.argument(qualified)
         return Judgement(entry.verdict, spelled, entry)
 
-    def _user_class(self, model: ClassModel, spelled: str) -> Judgement:
-        category = user_class_category(model)
-        entry = contract.USER_CLASSES[category]
+    def _user_class(self, model: ClassModel, spelled: str, result: bool) -> Judgement:
+        category = model.category
+        entry = contract.user_class(category, result=result)
         return Judgement(entry.verdict, spelled, entry, category)
-
-
-def user_class_category(model: ClassModel) -> UserClass:
-    """How the contract treats instances of a class defined in the checked module."""
-    if model.is_module:
-        return UserClass.MODULE
-    if model.inherits_any(_NAMEDTUPLE_BASES):
-        return UserClass.NAMEDTUPLE
-    if model.inherits_any(_ENUM_BASES):
-        return UserClass.ENUM
-    options = model.dataclass_options()
-    if options is not None:
-        return UserClass.FROZEN_DATACLASS if options.get("frozen", False) else UserClass.DATACLASS
-    return UserClass.PLAIN
 
 
 def _worst(judgements: list[Judgement]) -> Judgement:

@@ -25,20 +25,12 @@ from typing import Protocol
 import libcst as cst
 
 from checker import torch_api as api
+from checker.facts.changes import Change, ChangeKind, ImportedState, local_change
+from checker.facts.handoffs import ImportedDefinitions
 from checker.facts.inference import Inference
 from checker.facts.kinds import Inferred, Kind
-from checker.facts.places import Places
-from checker.facts.scopes import (
-    Binding,
-    BindingKind,
-    Declaration,
-    Mutation,
-    Read,
-    Scope,
-    ScopeKind,
-    ScopeTree,
-    all_params,
-)
+from checker.facts.places import Places, seen_from
+from checker.facts.scopes import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
 from checker.facts.targets import Body
 from checker.links import Place
 
@@ -67,30 +59,6 @@ class Source:
     name: str = ""
     module: str | None = None
     line: int | None = None
-
-
-class ChangeKind(enum.Enum):
-    """Why non-tensor state can differ between compile time and a later call."""
-
-    DECLARED = "declared"  # rebound through ``global``/``nonlocal`` in a function
-    AUGMENTED = "augmented"  # updated by augmented assignment
-    LOOP = "loop"  # rebound in a loop
-    REBOUND = "rebound"  # bound more than once, outside mutually exclusive branches
-    MUTATED = "mutated"  # changed in place (``Change.mutation`` says how)
-    ATTRIBUTE = "attribute"  # an object attribute, which can be reassigned at any time
-
-
-@dataclass(frozen=True)
-class Change:
-    """A reason captured state can change, and where the code shows it: ``node`` in the
-    checked module, or ``place`` in another one."""
-
-    kind: ChangeKind
-    node: cst.CSTNode | None = None
-    place: Place | None = None
-    declaration: Declaration | None = None
-    function: str = ""
-    mutation: Mutation | None = None
 
 
 class Laundering(enum.Enum):
@@ -157,12 +125,16 @@ class Helper:
 
 
 class ImportedHelpers(Protocol):
-    """What capture finding asks of the other modules of the project."""
+    """What following helpers asks of the other modules of the project."""
 
     def helpers(self, importer: str, qualified: str) -> Sequence[Helper]:
         """The top-level defs of the project module that binds ``qualified`` (imported by
         the module at ``importer``; re-exports followed), each with its module's finder."""
         ...
+
+
+class CaptureIndex(ImportedHelpers, ImportedState, ImportedDefinitions, Protocol):
+    """What capture finding asks of the other modules of the project."""
 
 
 class CaptureFinder:
@@ -175,7 +147,7 @@ class CaptureFinder:
         tree: ScopeTree,
         inference: Inference,
         registered: Callable[[], frozenset[cst.CSTNode]],
-        index: ImportedHelpers | None = None,
+        index: CaptureIndex | None = None,
     ) -> None:
         self.tree = tree
         self.inference = inference
@@ -342,21 +314,74 @@ class CaptureFinder:
         local = [b for b in bindings if b.written_in is owner] or bindings
         matching = [b for b in local if self.inference.binding_kind(b).kind is inferred.kind] or local
         first = matching[0].node if matching else None
-        if inferred.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(parents.get(read.node), cst.Attribute):
-            attribute = self._attribute_of(body, read, parents)
-            if attribute is not None:
-                return attribute
+        if isinstance(parents.get(read.node), cst.Attribute):
+            if inferred.kind in (Kind.OBJECT, Kind.MODULE):
+                attribute = self._attribute_of(body, read, parents)
+                if attribute is not None:
+                    return attribute
+            through_module = self._module_attribute(body, read, owner, parents)
+            if through_module is not None:
+                return through_module
         if inferred.kind in _NOT_STATE:
             return None
+        change = local_change(self.tree, read.name, owner, bindings)
+        if change is None and owner.kind is ScopeKind.MODULE:
+            change = self._project_change(read.name, bindings)
         return Capture(
-            body,
-            read.node,
-            read.name,
-            _source(owner),
-            inferred,
-            first,
-            _laundering(read.node, parents),
-            self._change(read.name, owner, bindings),
+            body, read.node, read.name, _source(owner), inferred, first, _laundering(read.node, parents), change
+        )
+
+    def _project_change(self, name: str, bindings: list[Binding]) -> Change | None:
+        """What other modules of the project show about a global of this module: assigned
+        or changed from there; for a name imported from another module, changed in place
+        anywhere (its module rebinding it does not rebind this module's copy)."""
+        index = self.index
+        path = self.inference.path
+        if index is None:
+            return None
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.IMPORT and bindings[0].imported:
+            origin = index.origin(path, bindings[0].imported)
+            if origin is None:
+                return None
+            return index.change(origin.path, origin.name, path, own=True, rebinding=False)
+        return index.change(path, name, path, own=False, rebinding=True)
+
+    def _module_attribute(
+        self, body: Body, read: Read, owner: Scope, parents: dict[cst.CSTNode, cst.CSTNode]
+    ) -> Capture | None:
+        """``config.X``, ``cfg.X``, ``pkg.config.X``: a top-level name of a project module,
+        read through the module; judged as that module's global is."""
+        index, path = self.index, self.inference.path
+        bindings = owner.bindings.get(read.name, [])
+        if index is None or not bindings or any(b.kind is not BindingKind.IMPORT for b in bindings):
+            return None
+        chain: list[cst.Attribute] = []
+        node: cst.CSTNode = read.node
+        while isinstance(parent := parents.get(node), cst.Attribute) and parent.value is node:
+            chain.append(parent)
+            node = parent
+        for module_qualified in sorted(self.inference.qualified_names(read.node, read.scope)):
+            for depth in range(len(chain) - 1, -1, -1):
+                dotted = ".".join([module_qualified, *(link.attr.value for link in chain[:depth])])
+                module = index.module_file(path, dotted)
+                if module is None:
+                    continue
+                return self._module_global(body, chain[depth], module, dotted, parents)
+        return None
+
+    def _module_global(
+        self, body: Body, node: cst.Attribute, module: str, dotted: str, parents: dict[cst.CSTNode, cst.CSTNode]
+    ) -> Capture | None:
+        name = node.attr.value
+        index = self.inference.index
+        inferred = index.kind(self.inference.path, f"{dotted}.{name}") if index is not None else None
+        if inferred is None or inferred.kind in _NOT_STATE:
+            return None
+        assert self.index is not None
+        change = self.index.change(module, name, self.inference.path, own=True, rebinding=True)
+        source = Source(Holder.MODULE, module=seen_from(module, self.inference.path))
+        return Capture(
+            body, node, cst.Module([]).code_for_node(node), source, inferred, None, _laundering(node, parents), change
         )
 
     def _attribute_of(self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
@@ -378,6 +403,10 @@ class CaptureFinder:
         change = None if inferred.kind.is_tensor_like else Change(ChangeKind.ATTRIBUTE)
         return Capture(body, parent, name, source, inferred, None, laundering, change)
 
+    def _mutates(self, body: Body, parameter: str) -> bool:
+        """Whether the body changes its own parameter in place (a shared default container)."""
+        return any(read.mutation is not None for read in self.tree.reads_of(body.scope, parameter))
+
     def _defaults(self, body: Body) -> list[Capture]:
         params = all_params(body.node.params)
         outer = body.scope.parent or body.scope
@@ -386,30 +415,11 @@ class CaptureFinder:
             if param.default is None:
                 continue
             inferred = self.inference.infer(param.default, outer)
-            if inferred.kind.is_tensor_like or inferred.kind in (Kind.MUTABLE, Kind.NDARRAY):
+            mutated = inferred.kind is Kind.MUTABLE and self._mutates(body, param.name.value)
+            if inferred.kind.is_tensor_like or inferred.kind is Kind.NDARRAY or mutated:
                 source = Source(Holder.DEFAULT)
                 found.append(Capture(body, param.default, param.name.value, source, inferred))
         return found
-
-    def _change(self, name: str, owner: Scope, bindings: list[Binding]) -> Change | None:
-        """Why the value can differ between compile time and a later call, or None."""
-        for binding in bindings:
-            if binding.written_in is not owner:
-                declaration = Declaration.GLOBAL if owner.kind is ScopeKind.MODULE else Declaration.NONLOCAL
-                return Change(
-                    ChangeKind.DECLARED, binding.node, declaration=declaration, function=binding.written_in.name
-                )
-            if binding.kind is BindingKind.AUGMENTED:
-                return Change(ChangeKind.AUGMENTED, binding.node)
-            if binding.kind is BindingKind.LOOP or binding.in_loop:
-                return Change(ChangeKind.LOOP, binding.node)
-        for later in bindings[1:]:
-            if not any(earlier.exclusive_with(later) for earlier in bindings[: bindings.index(later)]):
-                return Change(ChangeKind.REBOUND, later.node)
-        for read in self.tree.reads_of(owner, name):
-            if read.mutation is not None:
-                return Change(ChangeKind.MUTATED, read.node, mutation=read.mutation)
-        return None
 
 
 def _foreign(

@@ -8,6 +8,7 @@ from typing import Protocol
 import libcst as cst
 
 from checker import torch_api as api
+from checker.contract import UserClass
 from checker.facts.kinds import UNKNOWN, Basis, Inferred, Kind, join
 from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
 
@@ -23,14 +24,32 @@ class Resolver(Protocol):
 
     def imported_kind(self, name: str, scope: Scope) -> Inferred: ...
 
+    def imported_expression(self, expr: cst.BaseExpression, scope: Scope) -> Inferred: ...
+
     def class_model(self, node: cst.ClassDef) -> ClassModel: ...
 
 
 _REGISTER_ATTRIBUTE = {"register_buffer": "buffer", "register_parameter": "parameter", "register_module": "module"}
 
 
+#: Bases that say nothing about how instances fare in the contract.
+_NEUTRAL_BASES = frozenset(
+    {"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"}
+)
+_NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "collections.namedtuple", "typing_extensions.NamedTuple"})
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+#: Bases whose meaning the contract knows, besides nn.Module classes (torch_api).
+_KNOWN_BASES = (
+    _NEUTRAL_BASES | _NAMEDTUPLE_BASES | _ENUM_BASES | api.TENSOR_BASES | api.MODULE_BASES | api.AUTOGRAD_FUNCTION_BASES
+)
+#: The protocol that makes a tensor subclass traceable (evidence S§11).
+_FLATTEN_PROTOCOL = ("__tensor_flatten__", "__tensor_unflatten__")
+
+
 class ClassModel:
-    """A class of this module, read from its definition (bases resolved in-module)."""
+    """A class of the project, read from its definition. Its bases are resolved through
+    this module and, by import, the project's other modules; a base outside the project
+    (or that cannot be resolved) leaves the class's kind unknown."""
 
     def __init__(self, node: cst.ClassDef, body: Scope, inference: Resolver) -> None:
         self.node = node
@@ -42,22 +61,55 @@ class ClassModel:
     @cached_property
     def base_names(self) -> frozenset[str]:
         names: set[str] = set()
-        for base in self.node.bases:
-            names |= self._inference.qualified_names(base.value, self.outer)
+        for base in self._base_expressions:
+            names |= self._inference.qualified_names(base, self.outer)
         return frozenset(names)
 
     @cached_property
-    def bases(self) -> list[ClassModel]:
-        """Base classes defined in this module."""
+    def _base_expressions(self) -> list[cst.BaseExpression]:
+        """What names each base: ``Generic[T]`` is ``Generic``, ``namedtuple("P", "a")`` is ``namedtuple``."""
         found = []
         for base in self.node.bases:
-            inferred = self._inference.infer(base.value, self.outer)
-            if inferred.kind is Kind.UNKNOWN and isinstance(base.value, cst.Name):
-                inferred = self._inference.imported_kind(base.value.value, self.outer)
-            if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
-                if inferred.definition is not self.node:
-                    found.append(self._inference.class_model(inferred.definition))
+            expr = base.value
+            if isinstance(expr, cst.Subscript):
+                expr = expr.value
+            elif isinstance(expr, cst.Call):
+                expr = expr.func
+            found.append(expr)
         return found
+
+    @cached_property
+    def _resolved_bases(self) -> list[ClassModel | None]:
+        """Each base as a class of the project, or None when it is not one."""
+        found: list[ClassModel | None] = []
+        for base in self._base_expressions:
+            inferred = self._inference.infer(base, self.outer)
+            if inferred.kind is Kind.UNKNOWN and isinstance(base, (cst.Name, cst.Attribute)):
+                inferred = self._inference.imported_expression(base, self.outer)
+            definition = inferred.definition
+            project = inferred.kind is Kind.CLASS and isinstance(definition, cst.ClassDef)
+            found.append(self._inference.class_model(definition) if project and definition is not self.node else None)
+        return found
+
+    @cached_property
+    def bases(self) -> list[ClassModel]:
+        """The base classes defined in the project."""
+        return [base for base in self._resolved_bases if base is not None]
+
+    @cached_property
+    def resolved(self) -> bool:
+        """Whether every class in the base chain is known: a class of the project whose own
+        chain is, or a base the contract knows (``object``, ``torch.Tensor``, ``nn.Module``,
+        ``NamedTuple``, ``Enum``...). Otherwise the class's kind is unknown."""
+        for expr, base in zip(self._base_expressions, self._resolved_bases, strict=True):
+            if base is not None:
+                if not base.resolved:
+                    return False
+                continue
+            names = self._inference.qualified_names(expr, self.outer)
+            if not (names & _KNOWN_BASES or any(api.is_torch_module_class(name) for name in names)):
+                return False
+        return True
 
     def _inherits(self, qualified: frozenset[str], module_classes: bool = False) -> bool:
         if self.base_names & qualified:
@@ -77,6 +129,31 @@ class ClassModel:
     @cached_property
     def is_autograd_function(self) -> bool:
         return self._inherits(api.AUTOGRAD_FUNCTION_BASES)
+
+    @cached_property
+    def is_tensor_subclass(self) -> bool:
+        """Derives from ``torch.Tensor`` or ``nn.Parameter``, directly or through project classes."""
+        return self._inherits(api.TENSOR_BASES)
+
+    @cached_property
+    def category(self) -> UserClass:
+        """How the contract treats instances of this class (UNKNOWN when the chain is not resolved)."""
+        if self.is_module:
+            return UserClass.MODULE
+        if self.is_tensor_subclass:
+            if all(self.method(name) is not None for name in _FLATTEN_PROTOCOL):
+                return UserClass.TRACEABLE_SUBCLASS
+            return UserClass.BARE_SUBCLASS if self.resolved else UserClass.UNKNOWN
+        if not self.resolved:
+            return UserClass.UNKNOWN
+        if self.inherits_any(_NAMEDTUPLE_BASES):
+            return UserClass.NAMEDTUPLE
+        if self.inherits_any(_ENUM_BASES):
+            return UserClass.ENUM
+        options = self.dataclass_options()
+        if options is not None:
+            return UserClass.FROZEN_DATACLASS if options.get("frozen", False) else UserClass.DATACLASS
+        return UserClass.PLAIN
 
     @cached_property
     def methods(self) -> dict[str, cst.FunctionDef]:
@@ -129,7 +206,8 @@ class ClassModel:
         return None
 
     def instance(self, name: str | None = None) -> Inferred:
-        kind = Kind.MODULE if self.is_module else Kind.OBJECT
+        """What an instance is: a module, a tensor (any tensor subclass), or an object."""
+        kind = Kind.MODULE if self.is_module else Kind.TENSOR if self.is_tensor_subclass else Kind.OBJECT
         return Inferred(kind, Basis.INSTANCE, self.name, self.node, self.outer, named=name or "")
 
     @cached_property

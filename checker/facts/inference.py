@@ -201,11 +201,23 @@ class Inference:
         if "." not in qualified.lstrip("."):
             return UNKNOWN  # ``import pkg``: a module object, nothing to look up
         inferred = self.index.kind(self.path, qualified)
-        if inferred is None:
+        return UNKNOWN if inferred is None else _without_function_body(inferred)
+
+    def imported_expression(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
+        """What a name or attribute imported from another module of the project is there:
+        ``Base`` (``from .base import Base``), ``base.Base`` (``from . import base``),
+        ``pkg.config.FLAG`` (``import pkg.config``)."""
+        if isinstance(expr, cst.Name):
+            return self.imported_kind(expr.value, scope)
+        if self.index is None or not isinstance(expr, cst.Attribute):
             return UNKNOWN
-        if inferred.kind is Kind.FUNCTION:
-            return Inferred(Kind.FUNCTION, inferred.basis, inferred.subject)
-        return inferred
+        for qualified in sorted(self.qualified_names(expr, scope)):
+            if qualified.startswith("builtins."):
+                continue
+            inferred = self.index.kind(self.path, qualified)
+            if inferred is not None and inferred.known:
+                return _without_function_body(inferred)
+        return UNKNOWN
 
     def _parameter(self, binding: Binding) -> Inferred:
         if binding.annotation is not None:
@@ -343,6 +355,14 @@ class Inference:
                 expr = expr.func
             names |= self.qualified_names(expr, scope)
         return names
+
+
+def _without_function_body(inferred: Inferred) -> Inferred:
+    """Functions of other modules come back without their definition: their bodies are
+    judged where they are, not here."""
+    if inferred.kind is Kind.FUNCTION:
+        return Inferred(Kind.FUNCTION, inferred.basis, inferred.subject)
+    return inferred
 
 
 def _builtin(name: str) -> Inferred:

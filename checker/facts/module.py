@@ -11,8 +11,8 @@ import libcst as cst
 from checker import torch_api as api
 from checker.facts.annotations import AnnotationJudge
 from checker.facts.bodies import BodyEvents, Event
-from checker.facts.captures import Capture, CaptureFinder, ImportedHelpers
-from checker.facts.handoffs import Handoff, ImportedDefinitions, handoffs, registered_elsewhere
+from checker.facts.captures import Capture, CaptureFinder, CaptureIndex
+from checker.facts.handoffs import Handoff, handoffs, registered_elsewhere
 from checker.facts.inference import ImportedNames, Inference
 from checker.facts.kinds import Kind
 from checker.facts.registrations import (
@@ -34,7 +34,7 @@ from checker.packages import module_name
 _COMPILED_CALL_DEPTH = 4
 
 
-class ModuleIndex(ImportedNames, ImportedRegistrars, ImportedDefinitions, ImportedHelpers, Protocol):
+class ModuleIndex(ImportedNames, ImportedRegistrars, CaptureIndex, Protocol):
     """Everything the facts of one module may ask about the other modules of the project.
 
     Each part is declared by the fact that asks it; the project index

@@ -35,13 +35,8 @@ class Places:
         return Place(self.short(checked), self.line(node))
 
     def short(self, checked: str) -> str:
-        """This module's path relative to the folder of ``checked`` (``helpers.py``,
-        ``sub/helpers.py``, ``../utils.py``), or its file name where there is no such path."""
-        try:
-            relative = os.path.relpath(Path(self.path).resolve(), Path(checked).resolve().parent)
-        except (OSError, ValueError):  # another drive on Windows, or a path that cannot be resolved
-            return Path(self.path).name
-        return Path(relative).as_posix()
+        """This module's path as facts about ``checked`` show it (:func:`seen_from`)."""
+        return seen_from(self.path, checked)
 
     def line(self, node: cst.CSTNode) -> int:
         module = self.tree.module.node
@@ -51,6 +46,16 @@ class Places:
         if node not in self._lines:
             self._lines.update(_lines(module, [node]))
         return self._lines[node]
+
+
+def seen_from(path: str, checked: str) -> str:
+    """``path`` relative to the folder of ``checked`` (``helpers.py``, ``sub/helpers.py``,
+    ``../utils.py``), or its file name where there is no such path."""
+    try:
+        relative = os.path.relpath(Path(path).resolve(), Path(checked).resolve().parent)
+    except (OSError, ValueError):  # another drive on Windows, or a path that cannot be resolved
+        return Path(path).name
+    return Path(relative).as_posix()
 
 
 def _citable(tree: ScopeTree) -> list[cst.CSTNode]:

@@ -39,6 +39,9 @@ class _Builder:
         self.scope = root
         self._branches: list[tuple[cst.CSTNode, int]] = []
         self._loops = 0
+        #: (container, key) pairs known to be missing here: ``if key not in cache:``
+        self._missing: list[tuple[str, str]] = []
+        self._main = 0  # depth of ``if __name__ == "__main__":`` blocks
         self._statements(module.body)
         for scope in root.walk():
             self._redirect(scope)
@@ -77,8 +80,25 @@ class _Builder:
 
     def _if(self, node: cst.If) -> None:
         self._visit(node.test)
+        missing = _missing_key(node.test)
+        main = _is_main_guard(node.test)
+        if missing is not None:
+            self._missing.append(missing)
+        self._main += main
         self._in_branch(node, 0, node.body)
+        self._main -= main
+        if missing is not None:
+            self._missing.pop()
         self._in_branch(node, 1, node.orelse)
+
+    def _fills_missing(self, target: cst.Subscript) -> bool:
+        """``cache[key] = v`` under ``if key not in cache:``, or after ``if key in cache: return``."""
+        if not isinstance(target.value, cst.Name) or len(target.slice) != 1:
+            return False
+        key = target.slice[0].slice
+        if not isinstance(key, cst.Index):
+            return False
+        return (target.value.value, _code(key.value)) in self._missing
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self._in_branch(node, 0, node.body)
@@ -113,6 +133,7 @@ class _Builder:
         binding = Binding(name, node, kind, self.scope, **details)  # type: ignore[arg-type]
         binding.branches = tuple(self._branches)
         binding.in_loop = self._loops > 0
+        binding.in_main = self._main > 0
         if name in scope.declared_global or name in scope.declared_nonlocal:
             scope.redirected.append(binding)
         else:
@@ -120,15 +141,24 @@ class _Builder:
         return binding
 
     def _read(self, node: cst.Name, mutation: Mutation | None = None) -> Read:
-        read = Read(node.value, node, self.scope, mutation)
+        read = Read(node.value, node, self.scope, mutation, self._loops > 0, self._main > 0)
         self.scope.reads.append(read)
         return read
 
     # -- statements ---------------------------------------------------------
 
     def _statements(self, body: Sequence[cst.CSTNode]) -> None:
+        guards = 0
         for statement in body:
             self._visit(statement)
+            present = _returns_when_present(statement)
+            if present is not None:  # ``if key in cache: return cache[key]``: the rest fills it in
+                self._missing.append(present)
+                guards += 1
+        del self._missing[len(self._missing) - guards :]
+
+    def _block(self, node: cst.IndentedBlock) -> None:
+        self._statements(node.body)
 
     def _visit(self, node: cst.CSTNode) -> None:
         handler = _HANDLERS.get(type(node))
@@ -223,7 +253,7 @@ class _Builder:
             if isinstance(target.value, cst.Name):
                 self.scope.attribute_stores.append(AttributeStore(target.value.value, target.attr.value, value, target))
         elif isinstance(target, cst.Subscript):
-            self._mutated_base(target.value, Mutation(MutationKind.ITEM))
+            self._mutated_base(target.value, Mutation(MutationKind.ITEM, memoises=self._fills_missing(target)))
             for element in target.slice:
                 self._visit(element)
         else:
@@ -295,7 +325,7 @@ class _Builder:
             for element in target.elements:
                 self._delete(element.value)
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
-            self._mutated_base(target.value, "deletes part of it")
+            self._mutated_base(target.value, Mutation(MutationKind.DELETE))
             if isinstance(target, cst.Subscript):
                 for element in target.slice:
                     self._visit(element)
@@ -331,7 +361,8 @@ class _Builder:
         self.tree.calls.append((node, self.scope))
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and is_mutating_method(func.attr.value):
-            self._read(func.value, mutation=Mutation(MutationKind.METHOD, func.attr.value))
+            method = func.attr.value
+            self._read(func.value, mutation=Mutation(MutationKind.METHOD, method, memoises=method == "setdefault"))
         else:
             self._visit(func)
         for arg in node.args:
@@ -396,6 +427,62 @@ class _Builder:
         """Annotations and other text that is not evaluated when the function runs."""
 
 
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``."""
+    return (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == "__name__"
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+        and isinstance(test.comparisons[0].comparator, cst.SimpleString)
+        and test.comparisons[0].comparator.evaluated_value == "__main__"
+    )
+
+
+def _missing_key(test: cst.BaseExpression) -> tuple[str, str] | None:
+    """``key not in cache`` (or ``cache.get(key) is None``): (cache, key) when it holds."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        (target,) = test.comparisons
+        if isinstance(target.operator, cst.NotIn) and isinstance(target.comparator, cst.Name):
+            return target.comparator.value, _code(test.left)
+        if isinstance(target.operator, cst.Is) and isinstance(target.comparator, cst.Name):
+            left = test.left
+            if (
+                target.comparator.value == "None"
+                and isinstance(left, cst.Call)
+                and isinstance(left.func, cst.Attribute)
+                and left.func.attr.value == "get"
+                and isinstance(left.func.value, cst.Name)
+                and left.args
+            ):
+                return left.func.value.value, _code(left.args[0].value)
+    return None
+
+
+def _returns_when_present(statement: cst.CSTNode) -> tuple[str, str] | None:
+    """``if key in cache: return ...`` with no else: (cache, key), missing after it."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None:
+        return None
+    test = statement.test
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    (target,) = test.comparisons
+    if not (isinstance(target.operator, cst.In) and isinstance(target.comparator, cst.Name)):
+        return None
+    body = statement.body
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else body
+    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return None
+    if not (last.body and isinstance(last.body[-1], cst.Return)):
+        return None
+    return target.comparator.value, _code(test.left)
+
+
 def _annotation(annotation: cst.Annotation | None) -> cst.BaseExpression | None:
     return None if annotation is None else annotation.annotation
 
@@ -421,6 +508,7 @@ def _dotted(node: cst.BaseExpression) -> str:
 
 
 _HANDLERS = {
+    cst.IndentedBlock: _Builder._block,
     cst.FunctionDef: _Builder._function,
     cst.Lambda: _Builder._lambda,
     cst.ClassDef: _Builder._class,

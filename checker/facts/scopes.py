@@ -66,6 +66,8 @@ class Binding:
     #: The (statement, branch) pairs of the if/try/match branches it sits in.
     branches: tuple[tuple[cst.CSTNode, int], ...] = ()
     in_loop: bool = False
+    #: Under ``if __name__ == "__main__":``: a script's driver code, run after its definitions.
+    in_main: bool = False
 
     def exclusive_with(self, other: Binding) -> bool:
         """Whether the two bindings sit in different branches of one if/try/match."""
@@ -77,14 +79,18 @@ class MutationKind(enum.Enum):
     ATTRIBUTE = "attribute"  # ``obj.attr = v``
     ITEM = "item"  # ``obj[k] = v``
     METHOD = "method"  # ``obj.append(v)``, ``t.add_(v)``
+    DELETE = "delete"  # ``del obj[k]``, ``del obj.attr``
 
 
 @dataclass(frozen=True)
 class Mutation:
-    """How a read changes the object it reads; ``name`` is the attribute or method."""
+    """How a read changes the object it reads; ``name`` is the attribute or method.
+    ``memoises``: it only fills in what is missing (``if k not in cache: cache[k] = v``,
+    ``cache.setdefault(k, v)``), so what was read before stays what it was."""
 
     kind: MutationKind
     name: str = ""
+    memoises: bool = False
 
 
 class Declaration(enum.Enum):
@@ -102,6 +108,9 @@ class Read:
     node: cst.Name
     scope: Scope
     mutation: Mutation | None = None
+    #: In a loop, or under ``if __name__ == "__main__":`` (see ``Binding``).
+    in_loop: bool = False
+    in_main: bool = False
 
 
 @dataclass(eq=False)

@@ -346,6 +346,8 @@ class TargetResolver:
             return Target(
                 registration, TargetKind.MODULE_INSTANCE, expr, display, value=instance, instance_of=model.name
             )
+        if not model.resolved:  # __call__, __hash__ and __name__ may come from a base we cannot see
+            return Target(registration, TargetKind.UNRESOLVED, expr, display, value=instance, instance_of=model.name)
         if not model.defines_call:
             return Target(
                 registration,
@@ -384,6 +386,8 @@ class TargetResolver:
             )
         if model.is_module:
             return Target(registration, TargetKind.MODULE_CLASS, point, model.name, definition=definition)
+        if not model.resolved and not model.is_tensor_subclass:
+            return Target(registration, TargetKind.UNRESOLVED, point, model.name, definition=definition)
         return Target(registration, TargetKind.CLASS, point, model.name, definition=definition)
 
     def _function(

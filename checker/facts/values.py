@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import libcst as cst
 
 from checker.contract import UserClass
-from checker.facts.annotations import user_class_category
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree
@@ -112,15 +111,18 @@ class Values:
             return ValueType("builtins.bool")
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "item" and not call.args:
             return ValueType("builtins.float", from_item=True)
+        subclass = self._as_subclass(call, scope)
+        if subclass is not None:
+            return subclass
         return self._inferred_type(call, scope)
 
     def _inferred_type(self, expr: cst.BaseExpression, scope: Scope) -> ValueType | None:
         inferred = self.inference.infer(expr, scope)
         if inferred.kind is Kind.FUNCTION and inferred.definition is not None:
             return ValueType("types.FunctionType")
-        if inferred.kind is Kind.OBJECT and isinstance(inferred.definition, cst.ClassDef):
+        if inferred.kind in (Kind.OBJECT, Kind.TENSOR) and isinstance(inferred.definition, cst.ClassDef):
             model = self.inference.class_model(inferred.definition)
-            return ValueType(user_class=user_class_category(model), class_name=model.name)
+            return ValueType(user_class=model.category, class_name=model.name)
         if inferred.kind is Kind.MUTABLE and isinstance(expr, cst.Name):
             for binding in self.tree.bindings(scope, expr.value):
                 if binding.value is not None:
@@ -128,6 +130,16 @@ class Values:
         if isinstance(expr, cst.Name):
             return self._name_type(expr, scope)
         return None
+
+    def _as_subclass(self, call: cst.Call, scope: Scope) -> ValueType | None:
+        """``t.as_subclass(Cls)``: an instance of ``Cls``, a class of the project."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "as_subclass" and len(call.args) == 1):
+            return None
+        named = self.inference.infer(call.args[0].value, scope)
+        if named.kind is not Kind.CLASS or not isinstance(named.definition, cst.ClassDef):
+            return None
+        model = self.inference.class_model(named.definition)
+        return ValueType(user_class=model.category, class_name=model.name)
 
     def _name_type(self, name: cst.Name, scope: Scope) -> ValueType | None:
         bindings = [b for b in self.tree.bindings(scope, name.value) if b.kind is not BindingKind.DELETE]

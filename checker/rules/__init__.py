@@ -15,6 +15,7 @@ from checker.rules.aig104_unproxyable_call_argument import UnproxyableCallArgume
 from checker.rules.aig105_undocumented_parameter_type import UndocumentedParameterType
 from checker.rules.aig201_unproxyable_return import UnproxyableReturn
 from checker.rules.aig202_baked_scalar_return import BakedScalarReturn
+from checker.rules.aig203_untraceable_tensor_subclass import UntraceableTensorSubclass
 from checker.rules.aig301_captured_tensor import CapturedTensor
 from checker.rules.aig302_captured_mutable_state import CapturedMutableState
 from checker.rules.aig303_laundered_capture import LaunderedCapture
@@ -39,6 +40,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UndocumentedParameterType,
     UnproxyableReturn,
     BakedScalarReturn,
+    UntraceableTensorSubclass,
     CapturedTensor,
     CapturedMutableState,
     LaunderedCapture,

@@ -10,7 +10,8 @@ import libcst as cst
 
 from checker.facts.annotations import Judgement
 from checker.facts.bodies import Action, Event
-from checker.facts.captures import Capture, Change, ChangeKind, Holder, Laundered, Laundering
+from checker.facts.captures import Capture, Holder, Laundered, Laundering
+from checker.facts.changes import Change, ChangeKind
 from checker.facts.kinds import Basis, Inferred, Kind
 from checker.facts.registrations import Registration
 from checker.facts.scopes import Mutation, MutationKind
@@ -169,6 +170,8 @@ def mutation(mutation: Mutation) -> str:
         return f"assigns its attribute '{mutation.name}'"
     if mutation.kind is MutationKind.ITEM:
         return "assigns one of its items"
+    if mutation.kind is MutationKind.DELETE:
+        return "deletes part of it"
     return f"calls its .{mutation.name}() method"
 
 
@@ -176,7 +179,8 @@ def _change_text(change: Change, name: str) -> str:
     kind = change.kind
     if kind is ChangeKind.DECLARED:
         assert change.declaration is not None
-        return f"it is reassigned through '{change.declaration.value} {name}' in {change.function}()"
+        declared = name.rpartition(".")[2]  # ``config.X``: the module's ``global X``
+        return f"it is reassigned through '{change.declaration.value} {declared}' in {change.function}()"
     if kind is ChangeKind.AUGMENTED:
         return "it is updated in place by augmented assignment"
     if kind is ChangeKind.LOOP:
@@ -186,6 +190,8 @@ def _change_text(change: Change, name: str) -> str:
     if kind is ChangeKind.MUTATED:
         assert change.mutation is not None
         return f"the code {mutation(change.mutation)}"
+    if kind is ChangeKind.ASSIGNED:
+        return "it is assigned from another module"
     return "it is an object attribute, which can be reassigned at any time"
 
 

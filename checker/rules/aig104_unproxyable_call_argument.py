@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from checker import contract
 from checker import torch_api as api
-from checker.contract import USER_CLASSES, Verdict
-from checker.facts.annotations import user_class_category
+from checker.contract import Verdict
 from checker.facts.kinds import Kind
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Scope
@@ -139,7 +139,7 @@ def _problem(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str 
     if kind is Kind.NDARRAY:
         return "a numpy array (compilation fails: expected np.ndarray, got FakeTensor)"
     if kind is Kind.OBJECT and isinstance(inferred.definition, cst.ClassDef):
-        category = user_class_category(facts.inference.class_model(inferred.definition))
-        if USER_CLASSES[category].verdict is Verdict.GRAPH_BREAK:
+        category = facts.inference.class_model(inferred.definition).category
+        if contract.user_class(category).verdict is Verdict.GRAPH_BREAK:
             return f"a {category.value} instance"
     return None

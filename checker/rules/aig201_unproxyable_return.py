@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker import contract
-from checker.contract import CONSEQUENCE_TEXT, USER_CLASSES, Consequence, Verdict
+from checker.contract import CONSEQUENCE_TEXT, Consequence, Verdict
 from checker.facts.module import ModuleFacts
+from checker.facts.targets import TargetKind
 from checker.rules import _wording as words
 from checker.rules._results import result_bodies, returned
 from checker.rules.base import Report, Rule, report
@@ -21,15 +22,21 @@ class UnproxyableReturn(Rule):
     Reports a registered function whose return annotation admits, or whose `return`
     statement returns, a `dict`, `set`, `str`, `bool`, `int` (at the top level),
     `torch.dtype`, function or closure, or an instance of a plain class or non-frozen
-    dataclass of the module. Tensors, `None`, lists and tuples, named tuples and
-    `torch.Size` are fine; Python floats are AIG202's business.
+    dataclass of the project; and the registration of such a class (or a dataclass of
+    any kind), whose construction in compiled code is then a graph call returning that
+    object. Tensors (traceable tensor subclasses included), `None`, lists and tuples,
+    named tuples and `torch.Size` are fine; Python floats are AIG202's business, tensor
+    subclasses without the flatten protocol AIG203's; a class whose bases leave the
+    project is not judged.
 
     ## Why is this bad?
     Dynamo accepts only tensors, `None`, lists/tuples/named tuples, `torch.Size` and
     symbolic numbers as the result of a graph call. Anything else graph-breaks with
     `torch.* op returned non-Tensor` (`Unsupported` under `fullgraph=True`), and the
     body is then traced like ordinary code, so the registration is lost (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 3; `exp_output_types.py`).
+    `shared/evidence/dynamo/FINDINGS.md` section 3; `exp_output_types.py`; a registered
+    class: `evidence/dynamo/FINDINGS.md` section D11, `exp_class_registration.py`, on
+    torch 2.13.0 and 2.14.1).
 
     ## Example
     ```python
@@ -76,8 +83,32 @@ class UnproxyableReturn(Rule):
                 return t * 2
             return act  # AIG201
         """,
+        """
+        import dataclasses
+
+        import torch
+
+        @dataclasses.dataclass(frozen=True)
+        class Stats:
+            mean: torch.Tensor
+
+        torch.compiler.allow_in_graph(Stats)  # AIG201
+        """,
     )
     valid = (
+        """
+        import torch
+        from external_lib import ConfigBase
+
+        class Options(ConfigBase):
+            pass
+
+        @torch.compiler.allow_in_graph
+        def configure(x) -> Options:
+            return Options(x)  # the base is unknown, so is what Dynamo makes of it
+
+        torch.compiler.allow_in_graph(Options)
+        """,
         """
         from typing import NamedTuple, Optional
 
@@ -90,6 +121,8 @@ class UnproxyableReturn(Rule):
         @torch.compiler.allow_in_graph
         def split(x) -> Pair:
             return Pair(x, x * 2)
+
+        torch.compiler.allow_in_graph(Pair)  # constructing a NamedTuple in the graph works
 
         @torch.compiler.allow_in_graph
         def maybe(x) -> Optional[list[torch.Tensor]]:
@@ -114,11 +147,23 @@ class UnproxyableReturn(Rule):
             if found is None:
                 continue
             if found.user_class is not None:
-                verdict = USER_CLASSES[found.user_class].verdict
+                verdict = contract.user_class(found.user_class, result=True).verdict
             else:
                 verdict = contract.result(found.qualified).verdict
             if verdict is Verdict.GRAPH_BREAK:
                 yield report(value, f"{function}: returns {words.value_type(found)}; {_CONSEQUENCE}")
+        for target in facts.targets:
+            if target.kind is TargetKind.CLASS and isinstance(target.definition, cst.ClassDef):
+                model = facts.inference.class_model(target.definition)
+                if contract.constructed(model.category).verdict is Verdict.GRAPH_BREAK:
+                    yield report(
+                        target.node,
+                        f"{words.registration(target.registration)}: registers the class {model.name} "
+                        f"({model.category.value}), so constructing it in compiled code is a graph call that "
+                        f"returns a {model.name} object, which is not Proxy-able; "
+                        f"{CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]}; register a function that builds "
+                        "it from tensors outside the graph, or do not register the class",
+                    )
 
 
 _CONSEQUENCE = (

@@ -72,6 +72,9 @@ class BakedScalarReturn(Rule):
         @torch.compiler.allow_in_graph
         def with_count(x):
             return [x * 2, len(SEEN)]  # AIG202 AIG302
+
+        def remember(x):
+            SEEN.append(x)
         """,
     )
     valid = (

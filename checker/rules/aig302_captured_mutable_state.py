@@ -11,8 +11,8 @@ from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
-_ALWAYS_MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
-_WHAT = {**_ALWAYS_MUTABLE, Kind.OBJECT: "object"}
+_MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
+_WHAT = {**_MUTABLE, Kind.OBJECT: "object"}
 
 
 class CapturedMutableState(Rule):
@@ -20,14 +20,18 @@ class CapturedMutableState(Rule):
 
     ## What it does
     Reports each read, inside a function registered with `allow_in_graph`, of non-tensor
-    state from outside the function that can change: a list, dict, set or numpy array;
-    an attribute of `self` or of a captured object; or a global or closure variable that
-    is reassigned (through `global`/`nonlocal`, in a loop, by augmented assignment, or
-    bound more than once outside mutually exclusive branches) or mutated
-    (`d[k] = v`, `xs.append(v)`, `obj.attr = v`) anywhere in the module. A module-level
-    constant that is never rebound or mutated (an int, float, string, tuple of those, a
-    `torch.dtype`) is not reported, nor is a name whose value cannot be inferred and
-    that never changes in the module.
+    state from outside the function that the checked project shows can change after
+    compilation: a global, closure variable or module attribute (`config.X`, `cfg.X`,
+    `pkg.config.X`) that a function rebinds (`global`/`nonlocal`), another module assigns
+    (`config.X = v`), an augmented assignment updates, or a top-level loop or
+    `if __name__ == "__main__":` block rebinds; one that is changed in place (`d[k] = v`,
+    `xs.append(v)`, `obj.attr = v`, `del d[k]`) by a function of its module or by any
+    other module of the project; an attribute of `self` or of a captured object; a numpy
+    array. The message names the line that rebinds or changes it. Not state: constants
+    and containers that nothing changes after import (a set of dtypes, a table built at
+    import), memoisation caches (written only where the key is missing), names bound to
+    functions, classes or modules (import fallbacks and if/else definitions included), and
+    names whose value cannot be inferred and that nothing changes.
 
     ## Why is this bad?
     Dynamo does not guard on anything the function reads. Under `aot_eager` and
@@ -109,8 +113,38 @@ class CapturedMutableState(Rule):
 
         STEPS += 1
         """,
+        """
+        import torch
+
+        FLAGS = {"fast": True}
+
+        @torch.compiler.allow_in_graph
+        def gated(x):
+            return x * 2 if FLAGS["fast"] else x  # AIG302
+
+        def disable_fast_path():
+            FLAGS["fast"] = False
+        """,
     )
     valid = (
+        """
+        import torch
+
+        _FP8 = {torch.float8_e4m3fn, torch.float8_e5m2}
+        _BLOCKS = [16, 32, 64]
+        _BLOCKS.append(128)  # at import, before anything is compiled
+        _PLANS = {}
+
+        def plan(n):
+            if n not in _PLANS:
+                _PLANS[n] = tuple(range(n))
+            return _PLANS[n]
+
+        @torch.compiler.allow_in_graph
+        def cast(x, dtype):
+            assert dtype in _FP8 and x.shape[-1] in _BLOCKS
+            return x.to(dtype) * len(_PLANS)
+        """,
         """
         import torch
 
@@ -168,11 +202,13 @@ class CapturedMutableState(Rule):
 
 
 def _reason(capture: Capture) -> tuple[str | object, ...] | None:
+    """Why the captured value can change after compilation, as the evidence shows; None
+    when nothing shows it can (a container that nothing changes is a constant)."""
     kind = capture.inferred.kind
     if capture.source.holder is Holder.DEFAULT:
-        return (f", a {_ALWAYS_MUTABLE[kind]} shared by every call",)
+        return (f", a {_MUTABLE[kind]} shared by every call",)
     if capture.change is not None:
         return words.change(capture)
-    if kind in _ALWAYS_MUTABLE:
+    if kind is Kind.NDARRAY:
         return (", which can be changed in place",)
     return None

@@ -83,6 +83,9 @@ def test_foreign_mutable_state(tmp_path: Path) -> None:
                 def set_scale(value):
                     global SCALE
                     SCALE = value
+
+                def set_config(key, value):
+                    CONFIG[key] = value
                 """,
             "pkg/ops.py": """\
                 import torch
@@ -98,7 +101,8 @@ def test_foreign_mutable_state(tmp_path: Path) -> None:
     dict_read, float_read = check(tmp_path, "pkg/ops.py")
     assert dict_read.message.startswith(
         "scaled: calls configured() (line 6), which is defined in state.py:4 and reads mutable container 'CONFIG' "
-        "from the module scope of state.py (line 1), which can be changed in place; aot_eager and inductor"
+        "from the module scope of state.py (line 1), and the code assigns one of its items (state.py:15); "
+        "aot_eager and inductor"
     )
     assert float_read.message.startswith(
         "scaled: calls rescaled() (line 7), which is defined in state.py:7 and reads 'SCALE' "

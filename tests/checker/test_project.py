@@ -192,7 +192,7 @@ def test_values_and_base_classes_imported_from_other_modules(tmp_path: Path) -> 
         tmp_path,
         {
             "pkg/__init__.py": "",
-            "pkg/consts.py": "EPS = 1e-5\nSCALES = {'k': 2.0}\n",
+            "pkg/consts.py": "EPS = 1e-5\nSCALES = {'k': 2.0}\n\ndef tune(k, v):\n    SCALES[k] = v\n",
             "pkg/weights.py": "import torch\n\nW = torch.ones(4)\n",
             "pkg/base.py": "from torch import nn\n\nclass ModelMixin(nn.Module):\n    pass\n",
             "pkg/blocks.py": """

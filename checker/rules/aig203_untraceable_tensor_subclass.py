@@ -1,0 +1,164 @@
+"""AIG203 untraceable-tensor-subclass."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from checker.contract import UserClass
+from checker.facts.module import ModuleFacts
+from checker.facts.targets import TargetKind
+from checker.rules import _wording as words
+from checker.rules._results import result_bodies, returned
+from checker.rules.base import Report, Rule, report
+
+_FAILURE = (
+    "the first compiled call fails on every backend ('Creating a new Tensor subclass ... but the raw Tensor "
+    "object is already associated to a python object of type FakeTensor')"
+)
+_REMEDY = (
+    "implement __tensor_flatten__ and __tensor_unflatten__ (a traceable wrapper subclass), or return a plain "
+    "tensor and wrap it outside the registered function"
+)
+
+
+class UntraceableTensorSubclass(Rule):
+    """A registered function makes a tensor subclass that Dynamo cannot trace.
+
+    ## What it does
+    Reports a registered function whose return annotation admits, or whose `return`
+    returns, an instance of a tensor subclass of the project (a class deriving from
+    `torch.Tensor` or `nn.Parameter`, directly or through other classes of the project)
+    that does not implement `__tensor_flatten__` and `__tensor_unflatten__`, itself or
+    through a base; and the registration of such a class, whose construction in compiled
+    code is then a call of the graph. A subclass that implements the protocol is a tensor
+    and is fine; a class whose bases leave the project is not judged.
+
+    ## Why is this bad?
+    Dynamo runs the registered call on FakeTensors while compiling. A traceable wrapper
+    subclass (`_make_wrapper_subclass`, `__torch_dispatch__`, the flatten protocol) comes
+    out of that as one graph node on every backend; a subclass without the protocol makes
+    the first compiled call fail, on `eager`, `aot_eager` and `inductor` alike, with
+    `Creating a new Tensor subclass ... already associated to a python object of type
+    FakeTensor` (evidence: `shared/evidence/dynamo/FINDINGS.md` section 11,
+    `exp_tensor_subclass_results.py`; a registered class: `evidence/dynamo/FINDINGS.md`
+    section D11, `exp_class_registration.py`; torch 2.13.0 and 2.14.1).
+
+    ## Example
+    ```python
+    import torch
+
+    class Scaled(torch.Tensor):
+        pass
+
+    @torch.compiler.allow_in_graph
+    def mark(x) -> Scaled:  # AIG203
+        return x.as_subclass(Scaled)  # AIG203
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    @torch.compiler.allow_in_graph
+    def mark(x) -> torch.Tensor:
+        return x * 1
+
+    def marked(x):
+        return mark(x).as_subclass(torch.Tensor)
+    ```
+    """
+
+    code = "AIG203"
+    summary = "Returns (or registers) a tensor subclass without __tensor_flatten__/__tensor_unflatten__."
+
+    invalid = (
+        """
+        import torch
+
+        class Base(torch.Tensor):
+            pass
+
+        class Quantized(Base):
+            def dequantize(self):
+                return self * 2
+
+        @torch.compiler.allow_in_graph  # AIG203
+        class Marked(torch.Tensor):
+            pass
+
+        @torch.compiler.allow_in_graph
+        def quantize(x):
+            return Quantized(x)  # AIG203
+        """,
+    )
+    valid = (
+        """
+        import torch
+        from torch.utils._pytree import tree_map
+
+        class Traceable(torch.Tensor):
+            @staticmethod
+            def __new__(cls, data):
+                return torch.Tensor._make_wrapper_subclass(cls, data.shape, dtype=data.dtype)
+
+            def __init__(self, data):
+                self.data_ = data
+
+            def __tensor_flatten__(self):
+                return ["data_"], None
+
+            @staticmethod
+            def __tensor_unflatten__(inner, meta, outer_size, outer_stride):
+                return Traceable(inner["data_"])
+
+        class Derived(Traceable):
+            pass
+
+        @torch.compiler.allow_in_graph
+        def wrap(x) -> "Derived":
+            return Derived(x * 2)
+        """,
+        """
+        import torch
+        from external_lib import BaseTensor
+
+        class Quantized(BaseTensor):
+            pass
+
+        @torch.compiler.allow_in_graph
+        def quantize(x) -> Quantized:
+            return Quantized(x)  # the base is unknown: so is whether it traces
+        """,
+    )
+
+    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        for body in result_bodies(facts):
+            node = body.node
+            if isinstance(node, cst.FunctionDef) and node.returns is not None:
+                judgement = facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
+                if judgement.category is UserClass.BARE_SUBCLASS:
+                    yield report(
+                        node.returns,
+                        f"{words.function(body)}: the return annotation admits {judgement.spelled}, a tensor "
+                        f"subclass without the flatten protocol; {_FAILURE}; {_REMEDY}",
+                    )
+        for function, _, value, scope in returned(facts):
+            found = facts.values.type_of(value, scope)
+            if found is not None and found.user_class is UserClass.BARE_SUBCLASS:
+                yield report(
+                    value,
+                    f"{function}: returns {words.value_type(found)}, a tensor subclass without the flatten "
+                    f"protocol; {_FAILURE}; {_REMEDY}",
+                )
+        for target in facts.targets:
+            if target.kind is TargetKind.CLASS and isinstance(target.definition, cst.ClassDef):
+                model = facts.inference.class_model(target.definition)
+                if model.category is UserClass.BARE_SUBCLASS:
+                    yield report(
+                        target.node,
+                        f"{words.registration(target.registration)}: registers {model.name}, a tensor subclass "
+                        f"without the flatten protocol, so constructing it in compiled code is a graph call: "
+                        f"{_FAILURE}; {_REMEDY}, or do not register the class",
+                    )
