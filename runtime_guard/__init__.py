@@ -8,15 +8,17 @@
 []
 
 Violations carry the static checker's codes (AIG101 ... AIG405); see DESIGN.md section 4.
+Supported torch versions: 2.13.0 and 2.14.1 (what CI tests).
 """
 
 from runtime_guard.api import allow_in_graph, install, installed, uninstall
 from runtime_guard.errors import ContractViolation, ContractWarning, Violation
 from runtime_guard.modes import Strict, get_strict, set_strict, strict
-from runtime_guard.registry import Registration, Registry, registry
+from runtime_guard.registry import Check, Registration, Registry, registry
 from runtime_guard.selftest import SelfTestError, SelfTestReport, check_allow_in_graph
 
 __all__ = [
+    "Check",
     "ContractViolation",
     "ContractWarning",
     "Registration",

@@ -154,6 +154,8 @@ def _traced_bodies(gm: torch.fx.GraphModule, checker: _Checker) -> list[tuple[Re
     torch_dir = torch.__file__.rpartition("/")[0]
     found: dict[int, tuple[Registration, str, int]] = {}
     for node in gm.graph.nodes:
+        if node.op not in ("call_function", "call_method", "call_module"):
+            continue  # a placeholder's stack trace is where the input was first used
         for file, line, name in _frames(node):
             if file.startswith(torch_dir):
                 continue

@@ -9,7 +9,7 @@ followed ``ATTRIBUTE_DEPTH`` levels deep (``self.cfg.eps``).
 - tensors, modules, containers of tensors -> AIG301 (fails loudly when compiled, S§1a);
 - ndarrays, mutable containers, object attributes of any Python-scalar type, and globals
   or module attributes that some function rebinds (a ``global`` statement in their module,
-  or ``config.X = ...`` in the registering module) -> AIG302 (frozen silently, S§1b, D11).
+  or ``config.X = ...`` in the registering module) -> AIG302 (frozen silently, S§1b, D15).
 
 A Python number that nothing visibly rebinds is not reported: a module constant is the
 common case and the guard prefers precision. A tensor reached only through a helper

@@ -53,7 +53,7 @@ def tracing_here() -> bool:
     """Whether this thread is tracing a graph (Dynamo's fake call, AOTAutograd, export).
 
     ``torch.compiler.is_compiling()`` alone is process-wide in torch 2.13 and 2.14: it is
-    true in every thread while any thread compiles (D12). The tracing context is per thread.
+    true in every thread while any thread compiles (D13). The tracing context is per thread.
     """
     return _is_compiling() and _tracing_context() is not None
 
@@ -147,7 +147,7 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
             comptime(_check_traced_frame)
             return body(*args, **kwargs)
         registration.calls_checked += 1
-        if tracing_here():
+        if _is_compiling() and _tracing_context() is not None:  # tracing_here(), inlined: the eager hot path
             return checked_call(fn, registration, names, args, kwargs)
         if registration.traced_calls_left > 0:
             registration.traced_calls_left -= 1

@@ -1,13 +1,13 @@
-"""D11-D14: what the runtime guard relies on, measured on the installed torch.
+"""D12-D15: what the runtime guard relies on, measured on the installed torch.
 
-D11  a call-form allow_in_graph(f) whose result is discarded: is f honoured, with torch's
+D12  a call-form allow_in_graph(f) whose result is discarded: is f honoured, with torch's
      registration and with a guard that registers only a wrapper; re-allowing torch.sub
      after disallow_in_graph.
-D12  torch.compiler.is_compiling() / is_dynamo_compiling() / TracingContext in a thread that
+D13  torch.compiler.is_compiling() / is_dynamo_compiling() / TracingContext in a thread that
      does not compile, while another thread compiles.
-D13  what a TorchFunctionMode entered around a call sees inside torch.vmap and
+D14  what a TorchFunctionMode entered around a call sees inside torch.vmap and
      torch.func.grad: the per-sample tensors are functorch wrappers of the arguments.
-D14  a registered kernel reading a module attribute rebound by a setter of its module
+D15  a registered kernel reading a module attribute rebound by a setter of its module
      (config.LOSS_SCALE), under eager, aot_eager and inductor.
 
 Run: python evidence/dynamo/exp_guard_semantics.py (writes nothing; run_all.sh stores the output).
@@ -34,11 +34,11 @@ def targets(counter: CompileCounterWithBackend) -> list[list[str]]:
     return [[getattr(n.target, "__name__", str(n.target)) for n in g.graph.nodes if n.op == "call_function"] for g in counter.graphs]
 
 
-# -- D11 ---------------------------------------------------------------------------------------
+# -- D12 ---------------------------------------------------------------------------------------
 
 
 def d11() -> None:
-    print("\n== D11 call form, and re-allowing after disallow_in_graph")
+    print("\n== D12 call form, and re-allowing after disallow_in_graph")
 
     def double(x):
         return x * 2
@@ -64,11 +64,11 @@ def d11() -> None:
     print(f"  disallow_in_graph(torch.sub), allow_in_graph(torch.sub): graphs={counter.frame_count} nodes={targets(counter)}")
 
 
-# -- D12 ---------------------------------------------------------------------------------------
+# -- D13 ---------------------------------------------------------------------------------------
 
 
 def d12() -> None:
-    print("\n== D12 flags seen by another thread while one thread compiles")
+    print("\n== D13 flags seen by another thread while one thread compiles")
     started, done = threading.Event(), threading.Event()
     inside: dict[str, object] = {}
 
@@ -93,7 +93,7 @@ def d12() -> None:
         print(f"  {key}: {value}")
 
 
-# -- D13 ---------------------------------------------------------------------------------------
+# -- D14 ---------------------------------------------------------------------------------------
 
 
 class Seen(TorchFunctionMode):
@@ -116,7 +116,7 @@ class Seen(TorchFunctionMode):
 
 
 def d13() -> None:
-    print("\n== D13 tensors a TorchFunctionMode sees inside vmap and grad")
+    print("\n== D14 tensors a TorchFunctionMode sees inside vmap and grad")
     x = torch.randn(2, 3)
     for name, body in (
         ("vmap(lambda row: row * 2)", lambda t: torch.vmap(lambda row: row * 2)(t)),
@@ -130,11 +130,11 @@ def d13() -> None:
             print(f"    {row}")
 
 
-# -- D14 ---------------------------------------------------------------------------------------
+# -- D15 ---------------------------------------------------------------------------------------
 
 
 def d14() -> None:
-    print("\n== D14 a module attribute rebound by a setter of its module")
+    print("\n== D15 a module attribute rebound by a setter of its module")
     config = types.ModuleType("config")
     exec("LOSS_SCALE = 2.0\ndef set_loss_scale(v):\n    global LOSS_SCALE\n    LOSS_SCALE = v\n", vars(config))
     sys.modules["config"] = config

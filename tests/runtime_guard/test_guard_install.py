@@ -134,7 +134,7 @@ def test_a_call_that_graph_breaks_is_traced_as_without_the_guard() -> None:
 
 @pytest.mark.parametrize("mode", ["warn", "raise"])
 def test_registering_while_another_thread_compiles(mode: str) -> None:
-    """is_compiling() is true in every thread while one compiles (D12): not an AIG404."""
+    """is_compiling() is true in every thread while one compiles (D13): not an AIG404."""
     import threading
 
     started, registered = threading.Event(), threading.Event()

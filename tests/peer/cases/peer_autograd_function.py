@@ -7,6 +7,7 @@
 # Owner(s): ["module: dynamo"]
 import copy
 import math
+
 import torch
 import torch._dynamo.test_case
 import torch._dynamo.testing

@@ -10,7 +10,7 @@
 import torch._dynamo.test_case
 import torch._dynamo.testing
 from torch._dynamo.testing import CompileCounter
-from torch.backends.cuda import can_use_flash_attention, SDPAParams
+from torch.backends.cuda import SDPAParams, can_use_flash_attention
 from torch.nn.attention import _cur_sdpa_kernel_backends
 
 try:  # torch 2.14 has it; 2.13 does not (the one change to the file: a CI scheduling tag)
