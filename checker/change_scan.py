@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checker.facts.changes import ChangeKind
-from checker.facts.scopes import Declaration, Mutation, MutationKind, is_mutating_method
+from checker.facts.scopes import MUTATING_METHODS, Declaration, Mutation, MutationKind, is_mutating_method
 from checker.packages import module_file, project_files, project_root
 from checker.source import decode_source, python_gate
 
@@ -72,14 +72,16 @@ class ChangeScans:
         return self._answers[key]
 
     def _scan(self, module: Path, name: str, own: bool, rebinding: bool) -> Scanned:
-        mentions = _word(name)
+        changed = _changed(name)
         stem = module.parent.name if module.name == "__init__.py" else module.stem
-        imports = _word(stem)
+        imports = _imports(stem)
         where: tuple[str, Found] | None = None
         consulted = []
         for path, data in self._project(module):
             mine = path == module
-            if (mine and not own) or not mentions.search(data) or not (mine or imports.search(data)):
+            if mine and not own:
+                continue
+            if not mine and not (changed.search(data) and imports.search(data)):
                 continue
             consulted.append((str(path), hashlib.sha256(data).hexdigest()))
             if where is not None:
@@ -103,8 +105,27 @@ class ChangeScans:
         return self._files[root]
 
 
-def _word(name: str) -> re.Pattern[bytes]:
-    return re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
+_ASSIGN = rb"\s*(?:\[[^\]\n]*\]\s*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
+_METHOD = (
+    rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|(?:"
+    + b"|".join(name.encode() for name in sorted(MUTATING_METHODS))
+    + rb"|[A-Za-z]\w*_)\s*\()"
+)
+
+
+def _changed(name: str) -> re.Pattern[bytes]:
+    """A cheap test that a file may change ``name``: it assigns it (``X =``, ``m.X +=``,
+    ``X[k] =``), sets an attribute or calls a method on it, or deletes something of it."""
+    word = rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])"
+    return re.compile(word + rb"(?:" + _ASSIGN + rb"|" + _METHOD + rb")|\bdel\b[^\n]*" + word)
+
+
+def _imports(stem: str) -> re.Pattern[bytes]:
+    """A cheap test that a file imports the module named ``stem``, or from it."""
+    word = rb"(?<![\w])" + re.escape(stem.encode()) + rb"(?![\w])"
+    return re.compile(
+        rb"(?m)^[ \t]*(?:from[ \t]+[\w.]*" + word + rb"[\w.]*[ \t]+import|(?:from|import)\b[^\n]*" + word + rb")"
+    )
 
 
 def _read(path: Path) -> bytes:
@@ -205,8 +226,12 @@ class _Scan:
             self.body(node.body, function)
         elif isinstance(node, _TRY):
             self.body(node.body, function)
+            looked_up = _item_reads(node.body)
             for handler in node.handlers:
+                missing = looked_up if _catches_key_error(handler) else []
+                self.missing += missing
                 self.body(handler.body, function)
+                del self.missing[len(self.missing) - len(missing) :]
             self.body(node.orelse, function)
             self.body(node.finalbody, function)
         elif isinstance(node, ast.Match):
@@ -346,6 +371,23 @@ def _local_in(function: ast.FunctionDef | ast.AsyncFunctionDef | None, name: str
     return False
 
 
+def _item_reads(statements: list[ast.stmt]) -> list[tuple[str, str]]:
+    """``cache[key]`` looked up in a ``try`` body: (cache, key) pairs."""
+    return [
+        (ast.unparse(node.value), ast.unparse(node.slice))
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _catches_key_error(handler: ast.ExceptHandler) -> bool:
+    """``except KeyError:`` (alone or in a tuple): the key was missing."""
+    kind = handler.type
+    names = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+    return any(isinstance(name, ast.Name) and name.id in ("KeyError", "LookupError") for name in names)
+
+
 def _missing_key(test: ast.expr) -> tuple[str, str] | None:
     """``key not in cache`` (or ``cache.get(key) is None``): (cache, key) while it holds."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -373,6 +415,6 @@ def _returns_when_present(statement: ast.stmt) -> tuple[str, str] | None:
     test = statement.test
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)):
         return None
-    if not isinstance(statement.body[-1], ast.Return):
+    if not isinstance(statement.body[-1], (ast.Return, ast.Raise)):
         return None
     return ast.unparse(test.comparators[0]), ast.unparse(test.left)

@@ -33,7 +33,8 @@ from checker.reporters import text as text_reporter
 from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
 from checker.selection import Layer, Selection, resolve_selection
-from checker.session import Session
+from checker.session import JobFor, Session
+from checker.source import Prefilter
 
 PROG = "aigcheck"
 EXIT_CLEAN = 0
@@ -113,20 +114,24 @@ def check(args: RunOptions) -> int:
     options = Options(args.jobs or default_workers(), fix=args.fixing, unused_noqa=args.report_unused_noqa)
     progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
     session = Session(options, _cache(args, config), progress)
-    jobs: list[Job] = []
-    for item in items:
-        if isinstance(item, DiscoveryProblem):
-            write(sys.stderr, f"{PROG}: warning: {item}\n")
-        elif item.path is None:
-            _check_stdin(item, args, run_settings, run, session)
-        elif not _excluded(item, args, config):
-            jobs.append(_job(item, args, run_settings))
 
     def job_for(path: str) -> Job | None:
         source = Source(path, _shown(path))
         return None if _excluded(source, args, config) else _job(source, args, run_settings)
 
-    for checked in session.check(jobs, job_for):
+    jobs: list[Job] = []
+    named: list[str] = []  # files named on their own: their project is searched for registrations of them
+    for item in items:
+        if isinstance(item, DiscoveryProblem):
+            write(sys.stderr, f"{PROG}: warning: {item}\n")
+        elif item.path is None:
+            _check_stdin(item, args, run_settings, run, session, job_for)
+        elif not _excluded(item, args, config):
+            jobs.append(_job(item, args, run_settings))
+            if item.explicit:
+                named.append(item.path)
+
+    for checked in session.check(jobs, job_for, named):
         source = Source(checked.job.path, checked.job.display)
         run.origins[source.display] = checked.job.path
         _absorb(source, None, checked.report, args, run)
@@ -163,14 +168,25 @@ def _shown(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def _check_stdin(source: Source, args: RunOptions, run_settings: Settings, run: _Run, session: Session) -> None:
-    """'-': read once, never cached, checked in this process."""
+def _check_stdin(
+    source: Source, args: RunOptions, run_settings: Settings, run: _Run, session: Session, job_for: JobFor
+) -> None:
+    """'-': read once, never cached, checked in this process; with ``--stdin-filename``,
+    with the registrations other files of its project make of its defs."""
     codes = _codes_for(source, args, run_settings)
     rules = [rule for rule in run_settings.selection.rules if rule.code in codes]
     data = sys.stdin.buffer.read()
     run.origins[source.display] = data
+    elsewhere = session.registered_elsewhere(args.stdin_filename, job_for) if args.stdin_filename else ()
     report = check_source(
-        data, source.display, rules, fix=args.fixing, unused_noqa=args.report_unused_noqa, index=session.index
+        data,
+        source.display,
+        rules,
+        fix=args.fixing,
+        unused_noqa=args.report_unused_noqa,
+        prefilter=Prefilter(tuple(registration.name for registration in elsewhere)),
+        elsewhere=elsewhere,
+        index=session.index,
     )
     _absorb(source, data, report, args, run)
 

@@ -12,6 +12,11 @@ cannot see, and each is settled by one more pass over what the first one found:
   checked again with it, so that its findings point at its own lines. A defining file
   that was not among the checked ones is checked too, unless the run excludes it.
 
+A file named on its own (pre-commit passes only the changed files; an editor checks one
+buffer) is judged as the project sees it: the other files of its project that could
+register its defs (they mention the API, or an alias of it, and the file's module name)
+are checked too, for their registrations only; their own findings are not reported.
+
 The session owns these passes, and the project index that files checked in this
 process read other modules through (worker processes keep their own).
 """
@@ -19,16 +24,21 @@ process read other modules through (worker processes keep their own).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.cache import Cache
+from checker.discovery import DEFAULT_EXCLUDES
 from checker.engine import FileReport, Outcome, new_index
 from checker.links import Elsewhere
+from checker.packages import project_files, project_root
+from checker.reverse_scan import may_register_from
 from checker.schedule import Job, Options, check_outcomes
-from checker.source import Prefilter
+from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
 if TYPE_CHECKING:
     from checker.project import Project
@@ -60,14 +70,60 @@ class Session:
         cache imports no analysis."""
         return new_index()
 
-    def check(self, jobs: Sequence[Job], job_for: JobFor) -> list[Checked]:
+    def check(self, jobs: Sequence[Job], job_for: JobFor, named: Sequence[str] = ()) -> list[Checked]:
         """Every job's final report, in order, then those of the defining files that only
-        registrations made elsewhere brought in."""
+        registrations made elsewhere brought in. ``named``: the files named on their own,
+        whose project is searched for registrations of their defs."""
         checked = list(jobs)
         outcomes = list(check_outcomes(checked, self.options, self.cache, self.progress, lambda: self.index))
         self._widen_for_aliases(checked, outcomes)
-        self._hand_off(checked, outcomes, job_for)
+        registering = self._registering(named, checked, job_for)
+        self._hand_off(checked, outcomes, job_for, registering)
         return [Checked(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
+
+    def registered_elsewhere(self, path: str, job_for: JobFor) -> tuple[Elsewhere, ...]:
+        """The registrations of the defs of the file ``path`` (read from standard input)
+        that the other files of its project make."""
+        target = os.path.abspath(path)
+        found = [
+            registration
+            for outcome in self._registering([path], [], job_for)
+            for where, registration in outcome.links.handoffs
+            if where == target
+        ]
+        return tuple(dict.fromkeys(found))
+
+    def _registering(self, named: Sequence[str], checked: Sequence[Job], job_for: JobFor) -> list[Outcome]:
+        """The outcomes of the files of the named files' projects that could register their
+        defs, other than the checked ones."""
+        done = {os.path.abspath(job.path) for job in checked}
+        wanted: dict[str, set[Path]] = {}  # candidate file -> the named modules it may register defs of
+        for path in named:
+            root = project_root(Path(path))
+            if root is None:
+                continue
+            for candidate in project_files(root, DEFAULT_EXCLUDES):
+                if str(candidate) not in done and os.path.abspath(candidate) != os.path.abspath(path):
+                    wanted.setdefault(str(candidate), set()).add(Path(path))
+        found = self._check_mentioning(wanted, (PREFILTER,), self.options, job_for)
+        aliases = sorted({name for outcome in found for name in outcome.links.exports if "allow_in_graph" not in name})
+        if aliases:  # ``register = allow_in_graph`` in a utils module: the files naming ``register`` too
+            needles = tuple(name.encode() for name in aliases)
+            rest = {path: modules for path, modules in wanted.items() if not _read_mentions(path, (PREFILTER,))}
+            found += self._check_mentioning(
+                rest, needles, replace(self.options, prefilter=Prefilter(tuple(aliases))), job_for
+            )
+        return found
+
+    def _check_mentioning(
+        self, wanted: dict[str, set[Path]], needles: tuple[bytes, ...], options: Options, job_for: JobFor
+    ) -> list[Outcome]:
+        jobs = [
+            job
+            for candidate, modules in sorted(wanted.items())
+            if _may_register(candidate, modules, needles) and (job := job_for(candidate)) is not None
+        ]
+        return self._again(jobs, options) if jobs else []
 
     def _again(self, jobs: Sequence[Job], options: Options) -> list[Outcome]:
         return list(check_outcomes(jobs, options, self.cache, index=lambda: self.index))
@@ -84,11 +140,13 @@ class Session:
         for i, outcome in zip(again, self._again([jobs[i] for i in again], wider), strict=True):
             outcomes[i] = outcome
 
-    def _hand_off(self, jobs: list[Job], outcomes: list[Outcome], job_for: JobFor) -> None:
+    def _hand_off(
+        self, jobs: list[Job], outcomes: list[Outcome], job_for: JobFor, registering: Sequence[Outcome] = ()
+    ) -> None:
         """Check again the files whose defs and classes other files register, with those
-        registrations."""
+        registrations (``registering``: outcomes of files checked for their registrations only)."""
         wanted: dict[str, list[Elsewhere]] = {}
-        for outcome in outcomes:
+        for outcome in (*outcomes, *registering):
             for path, registration in outcome.links.handoffs:
                 if registration not in wanted.setdefault(path, []):
                     wanted[path].append(registration)
@@ -110,6 +168,38 @@ class Session:
             again.append((i, replace(jobs[i], elsewhere=tuple(registrations))))
         for (i, _), outcome in zip(again, self._again([job for _, job in again], self.options), strict=True):
             outcomes[i] = outcome
+
+
+def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> bool:
+    """Whether the file may register a def of one of ``modules``: it names a registrar
+    (one of ``needles``) and one of the modules, and calls something with a name of it."""
+    data = _read_mentions(path, needles)
+    if data is None or not any(_stem(module).encode() in data for module in modules):
+        return False
+    if not any(re.search(re.escape(needle) + rb"\w*\s*\(", data) for needle in needles):
+        return False  # no call of a registrar (a wrapper defined here calls one too)
+    try:
+        gate = python_gate(decode_source(data))
+    except (SyntaxError, UnicodeError, LookupError):
+        return True  # let the full check say what is wrong with it
+    if gate.tree is None:
+        return gate.refused is None  # newer syntax than this interpreter's: libcst decides
+    registrars = tuple(needle.decode() for needle in needles)
+    return any(may_register_from(gate.tree, Path(path), module, registrars) for module in modules)
+
+
+def _read_mentions(path: str, needles: tuple[bytes, ...]) -> bytes | None:
+    """The file's bytes when they mention one of ``needles``."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return data if any(needle in data for needle in needles) else None
+
+
+def _stem(path: Path) -> str:
+    """How other modules import it: ``kernels`` for kernels.py, ``ops`` for ops/__init__.py."""
+    return path.parent.name if path.name == "__init__.py" else path.stem
 
 
 def _same_file(one: str, other: str) -> bool:

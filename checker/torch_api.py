@@ -45,6 +45,26 @@ class Marker(enum.Enum):
         return self in (Marker.NONSTRICT_TRACE, Marker.LEAF_FUNCTION)
 
 
+#: Decorators that make a function opaque to tracing: custom ops (their implementation is
+#: called at run time, never traced by Dynamo or AOT) and Dynamo's own opaque markers (the
+#: function is judged as a registration of its own). A registered body that calls one is
+#: not followed into it (DESIGN.md section 2, AIG301).
+OPAQUE_DECORATORS = frozenset(
+    {
+        "torch.library.custom_op",
+        "torch._library.custom_ops.custom_op",
+        "torch.library.triton_op",
+        "torch._library.triton.triton_op",
+        "torch.library.impl",
+        "torch.library.register_kernel",
+        "torch._dynamo.nonstrict_trace",
+        "torch._dynamo.decorators.nonstrict_trace",
+        "torch.compiler.nonstrict_trace",
+        "torch._dynamo.leaf_function",
+        "torch._dynamo.decorators.leaf_function",
+    }
+)
+
 CONFLICTING_MARKERS = {
     "torch._dynamo.nonstrict_trace": Marker.NONSTRICT_TRACE,
     "torch._dynamo.decorators.nonstrict_trace": Marker.NONSTRICT_TRACE,

@@ -138,29 +138,30 @@ class CaptureIndex(ImportedHelpers, ImportedState, ImportedDefinitions, Protocol
 
 
 class CaptureFinder:
-    """The captures of one module's bodies. ``registered`` gives the bodies the module
-    registers, asked once a helper leads to one of them: those are judged as
-    registrations of their own, so they are not followed into."""
+    """The captures of one module's bodies. ``opaque`` gives the bodies of the module
+    that tracing does not enter from a registered function (registered ones, judged as
+    registrations of their own; custom ops): asked once a helper leads to one, and
+    not followed into."""
 
     def __init__(
         self,
         tree: ScopeTree,
         inference: Inference,
-        registered: Callable[[], frozenset[cst.CSTNode]],
+        opaque: Callable[[], frozenset[cst.CSTNode]],
         index: CaptureIndex | None = None,
     ) -> None:
         self.tree = tree
         self.inference = inference
         self.index = index
-        self._registered = registered
+        self._opaque = opaque
         self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
         # Each capture rule asks again, and following helpers may parse and locate in other modules.
         self._followed: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
         self._helper_calls: dict[tuple[cst.CSTNode, bool], list[tuple[cst.Call, Helper]]] = {}
 
     @cached_property
-    def registered(self) -> frozenset[cst.CSTNode]:
-        return self._registered()
+    def opaque(self) -> frozenset[cst.CSTNode]:
+        return self._opaque()
 
     @cached_property
     def places(self) -> Places:
@@ -189,7 +190,7 @@ class CaptureFinder:
         found: list[Capture] = []
         for call, helper in finder.helper_calls(body):
             owner = helper.finder
-            if helper.body.node in visited or helper.body.node in owner.registered:
+            if helper.body.node in visited or helper.body.node in owner.opaque:
                 continue
             visited.add(helper.body.node)
             link = (*chain, self._link(finder, call, helper))
@@ -372,13 +373,19 @@ class CaptureFinder:
     def _module_global(
         self, body: Body, node: cst.Attribute, module: str, dotted: str, parents: dict[cst.CSTNode, cst.CSTNode]
     ) -> Capture | None:
-        name = node.attr.value
-        index = self.inference.index
-        inferred = index.kind(self.inference.path, f"{dotted}.{name}") if index is not None else None
-        if inferred is None or inferred.kind in _NOT_STATE:
+        name, path = node.attr.value, self.inference.path
+        index, kinds = self.index, self.inference.index
+        assert index is not None and kinds is not None
+        inferred = kinds.kind(path, f"{dotted}.{name}")
+        origin = index.origin(path, f"{dotted}.{name}")
+        if inferred is None or inferred.kind in _NOT_STATE or origin is None:
             return None
-        assert self.index is not None
-        change = self.index.change(module, name, self.inference.path, own=True, rebinding=True)
+        if origin.path == module:
+            if all(binding.kind is BindingKind.IMPORT for binding in origin.bindings):
+                return None  # imported there from outside the project: nothing to judge
+            change = index.change(module, name, path, own=True, rebinding=True)
+        else:  # re-exported there: the object is the origin's, rebinding it elsewhere does not reach here
+            change = index.change(origin.path, origin.name, path, own=True, rebinding=False)
         source = Source(Holder.MODULE, module=seen_from(module, self.inference.path))
         return Capture(
             body, node, cst.Module([]).code_for_node(node), source, inferred, None, _laundering(node, parents), change

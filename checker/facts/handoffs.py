@@ -98,8 +98,18 @@ def _imported_here(argument: cst.CSTNode, registration: Registration, inference:
         head = head.value
     if not isinstance(head, cst.Name):
         return False
-    bindings = inference.tree.bindings(registration.scope, head.value)
+    bindings = [
+        binding
+        for binding in inference.tree.bindings(registration.scope, head.value)
+        if not _contains(binding.value, registration.site)  # ``f = allow_in_graph(f)`` rebinds the import
+    ]
     return bool(bindings) and all(binding.kind is BindingKind.IMPORT for binding in bindings)
+
+
+def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    if expr is None:
+        return False
+    return expr is node or any(_contains(child, node) for child in expr.children)
 
 
 def _is_def_or_class(bindings: Sequence[Binding]) -> bool:

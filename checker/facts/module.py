@@ -89,11 +89,21 @@ class ModuleFacts:
     @cached_property
     def capture_finder(self) -> CaptureFinder:
         """The captures of this module's bodies; helpers of other modules lead here too."""
-        return CaptureFinder(self.tree, self.inference, self._registered_bodies, self.index)
+        return CaptureFinder(self.tree, self.inference, self._opaque_bodies, self.index)
 
-    def _registered_bodies(self) -> frozenset[cst.CSTNode]:
-        """Every body this module registers, honoured or not: judged as registrations of their own."""
-        return frozenset(body.node for target in self.targets for body in target.bodies)
+    def _opaque_bodies(self) -> frozenset[cst.CSTNode]:
+        """The bodies tracing does not enter from a registered function: every body this
+        module registers (honoured or not), judged as a registration of its own, and the
+        defs made custom ops or marked nonstrict_trace or leaf_function."""
+        registered = {body.node for target in self.targets for body in target.bodies}
+        for definition, scope in self.tree.definitions:
+            if isinstance(definition, cst.FunctionDef):
+                if self.inference.decorator_names(definition, scope) & api.OPAQUE_DECORATORS:
+                    registered.add(definition)
+        for definition, markers in self.markers.items():
+            if any(marker.wins_in_any_order for marker, _ in markers):
+                registered.add(definition)
+        return frozenset(registered)
 
     @cached_property
     def events(self) -> list[tuple[Body, Event]]:

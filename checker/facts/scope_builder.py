@@ -102,8 +102,12 @@ class _Builder:
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self._in_branch(node, 0, node.body)
+        looked_up = _item_reads(node.body)
         for index, handler in enumerate(node.handlers, 1):
+            missing = looked_up if _catches_key_error(handler) else []
+            self._missing += missing
             self._in_branch(node, index, handler)
+            del self._missing[len(self._missing) - len(missing) :]
         self._in_branch(node, 0, node.orelse)
         if node.finalbody is not None:
             self._visit(node.finalbody)
@@ -431,6 +435,27 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+def _item_reads(block: cst.CSTNode) -> list[tuple[str, str]]:
+    """``cache[key]`` looked up in a ``try`` body: (cache, key) pairs."""
+    found = []
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index):
+                found.append((node.value.value, _code(index.value)))
+        stack.extend(node.children)
+    return found
+
+
+def _catches_key_error(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
+    """``except KeyError:`` (alone or in a tuple): the key was missing."""
+    kind = handler.type
+    names = [element.value for element in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    return any(isinstance(name, cst.Name) and name.value in ("KeyError", "LookupError") for name in names)
+
+
 def _is_main_guard(test: cst.BaseExpression) -> bool:
     """``__name__ == "__main__"``."""
     return (
@@ -465,7 +490,8 @@ def _missing_key(test: cst.BaseExpression) -> tuple[str, str] | None:
 
 
 def _returns_when_present(statement: cst.CSTNode) -> tuple[str, str] | None:
-    """``if key in cache: return ...`` with no else: (cache, key), missing after it."""
+    """``if key in cache: return ...`` (or ``raise``: a registry that refuses duplicates)
+    with no else: (cache, key), missing after it."""
     if not isinstance(statement, cst.If) or statement.orelse is not None:
         return None
     test = statement.test
@@ -478,7 +504,7 @@ def _returns_when_present(statement: cst.CSTNode) -> tuple[str, str] | None:
     last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else body
     if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return None
-    if not (last.body and isinstance(last.body[-1], cst.Return)):
+    if not (last.body and isinstance(last.body[-1], (cst.Return, cst.Raise))):
         return None
     return target.comparator.value, _code(test.left)
 

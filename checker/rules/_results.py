@@ -7,9 +7,11 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker import torch_api as api
+from checker.facts.annotations import Judgement
+from checker.facts.classes import ClassModel
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes import Scope, ScopeKind
-from checker.facts.targets import Body
+from checker.facts.targets import Body, Target, TargetKind
 from checker.rules import _wording as words
 
 
@@ -39,3 +41,19 @@ def returned(facts: ModuleFacts) -> Iterator[tuple[str, Body, cst.BaseExpression
                 continue
         for value in body.scope.returns:
             yield words.function(body), body, value, body.scope
+
+
+def return_annotations(facts: ModuleFacts) -> Iterator[tuple[Body, cst.Annotation, Judgement]]:
+    """(body, its return annotation, how the contract judges it as a result) per honoured body."""
+    for body in result_bodies(facts):
+        node = body.node
+        if isinstance(node, cst.FunctionDef) and node.returns is not None:
+            yield body, node.returns, facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
+
+
+def registered_classes(facts: ModuleFacts) -> Iterator[tuple[Target, ClassModel]]:
+    """Registered classes that are neither autograd.Functions nor modules: constructing
+    one in compiled code is a call of the graph."""
+    for target in facts.targets:
+        if target.kind is TargetKind.CLASS and isinstance(target.definition, cst.ClassDef):
+            yield target, facts.inference.class_model(target.definition)

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import libcst as cst
-
 from checker import contract
 from checker.contract import CONSEQUENCE_TEXT, Consequence, Verdict
 from checker.facts.module import ModuleFacts
-from checker.facts.targets import TargetKind
 from checker.rules import _wording as words
-from checker.rules._results import result_bodies, returned
+from checker.rules._results import registered_classes, return_annotations, returned
 from checker.rules.base import Report, Rule, report
 
 
@@ -133,15 +130,12 @@ class UnproxyableReturn(Rule):
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
-        for body in result_bodies(facts):
-            node = body.node
-            if isinstance(node, cst.FunctionDef) and node.returns is not None:
-                judgement = facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
-                if judgement.verdict is Verdict.GRAPH_BREAK:
-                    yield report(
-                        node.returns,
-                        f"{words.function(body)}: the return annotation admits {words.member(judgement)}; {_CONSEQUENCE}",
-                    )
+        for body, annotation, judgement in return_annotations(facts):
+            if judgement.verdict is Verdict.GRAPH_BREAK:
+                yield report(
+                    annotation,
+                    f"{words.function(body)}: the return annotation admits {words.member(judgement)}; {_CONSEQUENCE}",
+                )
         for function, _, value, scope in returned(facts):
             found = facts.values.type_of(value, scope)
             if found is None:
@@ -152,18 +146,16 @@ class UnproxyableReturn(Rule):
                 verdict = contract.result(found.qualified).verdict
             if verdict is Verdict.GRAPH_BREAK:
                 yield report(value, f"{function}: returns {words.value_type(found)}; {_CONSEQUENCE}")
-        for target in facts.targets:
-            if target.kind is TargetKind.CLASS and isinstance(target.definition, cst.ClassDef):
-                model = facts.inference.class_model(target.definition)
-                if contract.constructed(model.category).verdict is Verdict.GRAPH_BREAK:
-                    yield report(
-                        target.node,
-                        f"{words.registration(target.registration)}: registers the class {model.name} "
-                        f"({model.category.value}), so constructing it in compiled code is a graph call that "
-                        f"returns a {model.name} object, which is not Proxy-able; "
-                        f"{CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]}; register a function that builds "
-                        "it from tensors outside the graph, or do not register the class",
-                    )
+        for target, model in registered_classes(facts):
+            if contract.constructed(model.category).verdict is Verdict.GRAPH_BREAK:
+                yield report(
+                    target.node,
+                    f"{words.registration(target.registration)}: registers the class {model.name} "
+                    f"({model.category.value}), so constructing it in compiled code is a graph call that "
+                    f"returns a {model.name} object, which is not Proxy-able; "
+                    f"{CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]}; register a function that builds "
+                    "it from tensors outside the graph, or do not register the class",
+                )
 
 
 _CONSEQUENCE = (

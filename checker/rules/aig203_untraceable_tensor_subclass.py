@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import libcst as cst
-
 from checker.contract import UserClass
 from checker.facts.module import ModuleFacts
-from checker.facts.targets import TargetKind
 from checker.rules import _wording as words
-from checker.rules._results import result_bodies, returned
+from checker.rules._results import registered_classes, return_annotations, returned
 from checker.rules.base import Report, Rule, report
 
 _FAILURE = (
@@ -134,16 +131,13 @@ class UntraceableTensorSubclass(Rule):
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
-        for body in result_bodies(facts):
-            node = body.node
-            if isinstance(node, cst.FunctionDef) and node.returns is not None:
-                judgement = facts.judge.result(node.returns.annotation, body.scope.parent or body.scope)
-                if judgement.category is UserClass.BARE_SUBCLASS:
-                    yield report(
-                        node.returns,
-                        f"{words.function(body)}: the return annotation admits {judgement.spelled}, a tensor "
-                        f"subclass without the flatten protocol; {_FAILURE}; {_REMEDY}",
-                    )
+        for body, annotation, judgement in return_annotations(facts):
+            if judgement.category is UserClass.BARE_SUBCLASS:
+                yield report(
+                    annotation,
+                    f"{words.function(body)}: the return annotation admits {judgement.spelled}, a tensor "
+                    f"subclass without the flatten protocol; {_FAILURE}; {_REMEDY}",
+                )
         for function, _, value, scope in returned(facts):
             found = facts.values.type_of(value, scope)
             if found is not None and found.user_class is UserClass.BARE_SUBCLASS:
@@ -152,13 +146,11 @@ class UntraceableTensorSubclass(Rule):
                     f"{function}: returns {words.value_type(found)}, a tensor subclass without the flatten "
                     f"protocol; {_FAILURE}; {_REMEDY}",
                 )
-        for target in facts.targets:
-            if target.kind is TargetKind.CLASS and isinstance(target.definition, cst.ClassDef):
-                model = facts.inference.class_model(target.definition)
-                if model.category is UserClass.BARE_SUBCLASS:
-                    yield report(
-                        target.node,
-                        f"{words.registration(target.registration)}: registers {model.name}, a tensor subclass "
-                        f"without the flatten protocol, so constructing it in compiled code is a graph call: "
-                        f"{_FAILURE}; {_REMEDY}, or do not register the class",
-                    )
+        for target, model in registered_classes(facts):
+            if model.category is UserClass.BARE_SUBCLASS:
+                yield report(
+                    target.node,
+                    f"{words.registration(target.registration)}: registers {model.name}, a tensor subclass "
+                    f"without the flatten protocol, so constructing it in compiled code is a graph call: "
+                    f"{_FAILURE}; {_REMEDY}, or do not register the class",
+                )

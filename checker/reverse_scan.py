@@ -1,0 +1,74 @@
+"""Which files of a project may register the defs of a given module, found without
+analysing them: CPython's parser, and the imports and calls of each file.
+
+A file can register ``kernels.scaled`` only by calling a registrar with it:
+``allow_in_graph(scaled)`` after ``from .kernels import scaled``, or
+``maybe_allow_in_graph(kernels.scaled)`` after ``from . import kernels``, or a wrapper the
+file defines. A file with no such call is not analysed at all; the few that have one are
+checked in full, which settles whether the call is a registration.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from checker.packages import module_file
+
+
+def may_register_from(tree: ast.Module, path: Path, target: Path, registrars: tuple[str, ...]) -> bool:
+    """Whether the file at ``path`` calls, with a top-level name of ``target``, something
+    whose name contains one of ``registrars`` or a function the file defines."""
+    target = target.resolve()
+    names: set[str] = set()  # bound to a name of the target
+    modules: dict[str, str] = {}  # local name -> dotted import of a module (the target or a package above it)
+    defined: set[str] = set()
+    calls: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                head = alias.name.split(".")[0]
+                modules[alias.asname or head] = alias.name if alias.asname else head
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            from_target = bool(node.module or node.level) and _is(path, module, target)
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if from_target:
+                    names.add(bound)
+                else:
+                    modules[bound] = f"{module}.{alias.name}" if not module.endswith(".") else f"{module}{alias.name}"
+    for call in calls:
+        if not _registrar_like(call.func, registrars, defined):
+            continue
+        for argument in (*call.args[:1], *(k.value for k in call.keywords if k.arg == "fn")):
+            if isinstance(argument, ast.Name) and argument.id in names:
+                return True
+            if isinstance(argument, ast.Attribute):
+                dotted = _dotted(argument.value, modules)
+                if dotted is not None and _is(path, dotted, target):
+                    return True
+    return False
+
+
+def _registrar_like(func: ast.expr, registrars: tuple[str, ...], defined: set[str]) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in defined or any(registrar in name for registrar in registrars)
+
+
+def _is(path: Path, dotted: str, target: Path) -> bool:
+    found = module_file(path, dotted)
+    return found is not None and found.resolve() == target
+
+
+def _dotted(expr: ast.expr, modules: dict[str, str]) -> str | None:
+    if isinstance(expr, ast.Name):
+        return modules.get(expr.id)
+    if isinstance(expr, ast.Attribute):
+        head = _dotted(expr.value, modules)
+        return None if head is None else f"{head}.{expr.attr}"
+    return None
