@@ -262,3 +262,11 @@ def is_torch_module_class(qualified: str) -> bool:
 def is_numpy_array_call(qualified: str) -> bool:
     head, _, last = qualified.rpartition(".")
     return (head == "numpy" and last in NUMPY_FACTORIES) or head == "numpy.random"
+
+
+#: Method names of builtin types: calling one says nothing about tensors.
+_BUILTIN_METHODS = frozenset(
+    name for kind in (str, bytes, list, tuple, dict, set, int, float, complex) for name in dir(kind)
+)
+#: Tensor methods no builtin type has: ``x.sum()`` makes ``x`` a tensor.
+TENSOR_ONLY_METHODS = TENSOR_METHODS_RETURNING_TENSOR - _BUILTIN_METHODS

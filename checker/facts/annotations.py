@@ -24,7 +24,7 @@ from checker.contract import Entry, UserClass, Verdict
 from checker.facts.classes import ClassModel
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
-from checker.facts.scopes import Scope
+from checker.facts.scopes import BindingKind, Scope
 from checker.torch_api import is_torch_module_class
 
 #: Worst first: the verdict an annotation gets is the first one any member earns.
@@ -54,6 +54,8 @@ _NOTHING = Judgement(Verdict.UNKNOWN, "", Entry(Verdict.UNKNOWN, ""))
 class AnnotationJudge:
     def __init__(self, inference: Inference) -> None:
         self.inference = inference
+        #: Aliases followed once each, so that an alias of itself ends.
+        self._expanding: set[tuple[cst.BaseExpression, Scope]] = set()
 
     def argument(self, annotation: cst.BaseExpression, scope: Scope) -> Judgement:
         return self._judge(annotation, scope, result=False, inside=False)
@@ -74,7 +76,29 @@ class AnnotationJudge:
             return [self._entry("builtins.NoneType", "None", result, inside)]
         if isinstance(expr, cst.Subscript):
             return self._generic(expr, scope, result, inside)
+        alias = self._alias(expr, scope)
+        if alias is not None:
+            value, where = alias
+            return self._members(value, where, result, inside)
         return [self._named(expr, scope, result, inside)]
+
+    def _alias(self, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, Scope] | None:
+        """What a type alias of the module stands for: ``Act = Callable[...]``, ``Act:
+        TypeAlias = ...``, ``MaybeAct = Optional[Act]``; only an annotation-shaped value
+        bound once (a subscript, a union, a string), each alias followed once."""
+        if not isinstance(expr, cst.Name) or (expr, scope) in self._expanding:
+            return None
+        bindings = self.inference.tree.bindings(scope, expr.value)
+        if len(bindings) != 1 or bindings[0].kind not in (BindingKind.ASSIGN, BindingKind.ANNOTATION):
+            return None
+        value = bindings[0].value
+        shaped = isinstance(value, (cst.Subscript, cst.SimpleString)) or (
+            isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr)
+        )
+        if value is None or not shaped:
+            return None
+        self._expanding.add((expr, scope))
+        return value, bindings[0].written_in
 
     def _generic(self, expr: cst.Subscript, scope: Scope, result: bool, inside: bool) -> list[Judgement]:
         names = self.inference.qualified_names(expr.value, scope)

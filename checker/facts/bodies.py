@@ -23,13 +23,8 @@ from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Declaration, Mutation, Scope, ScopeTree
 from checker.facts.syntax import operands
 from checker.facts.targets import Body
-from checker.torch_api import TENSOR_METHODS_RETURNING_TENSOR
+from checker.torch_api import TENSOR_ONLY_METHODS
 
-#: Method names of builtin types: calling one says nothing about tensors.
-_BUILTIN_METHODS = frozenset(
-    name for kind in (str, bytes, list, tuple, dict, set, int, float, complex) for name in dir(kind)
-)
-_TENSOR_ONLY_METHODS = TENSOR_METHODS_RETURNING_TENSOR - _BUILTIN_METHODS
 _LOGGER_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "warning_once", "info_once"}
 )
@@ -45,6 +40,9 @@ _SIDE_EFFECT_CALLS = {
     "sys.stderr.write": "sys.stderr.write()",
 }
 _HOST_MODULES = ("numpy.", "scipy.", "cupy.", "ctypes.")
+#: Builtins that turn a tensor's data into a Python value: Dynamo cannot decide it on fake
+#: tensors, so the call graph-breaks, or fails under fullgraph=True (evidence/dynamo D16).
+_CONVERSIONS = {f"builtins.{name}": name for name in ("bool", "float", "int", "complex")}
 _HOST_METHODS = frozenset({"numpy", "data_ptr"})
 _DATA_METHODS = frozenset({"item", "tolist"})
 
@@ -63,7 +61,7 @@ class Action(enum.Enum):
     ASSIGN_OUTER = "assign-outer"  # a global/nonlocal assignment; subject: the name
     MUTATE_CAPTURED = "mutate-captured"  # subject: the captured name
     BRANCH = "branch"  # on a tensor value; subject: the statement (``if``)
-    BOOL = "bool"  # ``bool(t)``
+    CONVERT = "convert"  # ``bool(t)``, ``float(t)``; subject: the builtin
     READ_DATA = "read-data"  # subject: ``item`` or ``tolist``
     HOST_METHOD = "host-method"  # subject: ``numpy`` or ``data_ptr``
     HOST_CALL = "host-call"  # subject: the qualified name called
@@ -118,7 +116,7 @@ class BodyEvents:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             method = expr.func.attr.value
             receiver = expr.func.value
-            if method in _TENSOR_ONLY_METHODS and self.is_local(receiver, scope, body):
+            if method in TENSOR_ONLY_METHODS and self.is_local(receiver, scope, body):
                 return True
         return self.inference.infer(expr, scope).kind is Kind.TENSOR
 
@@ -211,8 +209,9 @@ class _Walker(cst.CSTVisitor):
         ):
             self._emit(EventKind.SIDE_EFFECT, node, Action.LOG)
             return
-        if "builtins.bool" in names and node.args and events.is_tensor(node.args[0].value, scope, body):
-            self._emit(EventKind.DATA_DEPENDENT, node, Action.BOOL)
+        converted = names & _CONVERSIONS.keys()
+        if converted and len(node.args) == 1 and events.is_tensor(node.args[0].value, scope, body):
+            self._emit(EventKind.DATA_DEPENDENT, node, Action.CONVERT, _CONVERSIONS[min(converted)])
             return
         if isinstance(node.func, cst.Attribute):
             method, receiver = node.func.attr.value, node.func.value

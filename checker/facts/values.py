@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from checker import torch_api as api
 from checker.contract import UserClass
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
@@ -21,6 +22,20 @@ from checker.facts.scopes import BindingKind, Scope, ScopeTree
 from checker.facts.targets import Body
 
 _NUMBER_CALLS = {"builtins.float": "builtins.float", "builtins.int": "builtins.int", "builtins.round": "builtins.int"}
+#: Calls whose Python number depends on neither the arguments nor their shapes.
+_CLOCK_AND_RANDOM = {
+    **dict.fromkeys(
+        ("time.time", "time.perf_counter", "time.monotonic", "time.process_time", "time.thread_time"), "builtins.float"
+    ),
+    **dict.fromkeys(
+        ("time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time_ns"), "builtins.int"
+    ),
+    **dict.fromkeys(
+        ("random.random", "random.uniform", "random.gauss", "random.normalvariate", "random.expovariate"),
+        "builtins.float",
+    ),
+    **dict.fromkeys(("random.randint", "random.randrange", "random.getrandbits"), "builtins.int"),
+}
 _SHAPE_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "stride"})
 _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 _DATA_METHODS = frozenset({"item", "tolist"})
@@ -100,6 +115,9 @@ class Values:
 
     def _call_type(self, call: cst.Call, scope: Scope) -> ValueType | None:
         names = self.inference.qualified_names(call.func, scope)
+        for name in names:
+            if name in _CLOCK_AND_RANDOM:
+                return ValueType(_CLOCK_AND_RANDOM[name])
         for name, result in _NUMBER_CALLS.items():
             if name in names:
                 return ValueType(result)
@@ -140,6 +158,19 @@ class Values:
             return None
         model = self.inference.class_model(named.definition)
         return ValueType(user_class=model.category, class_name=model.name)
+
+    def _tensor_data(self, call: cst.Call, scope: Scope) -> bool:
+        """``float(t)``, ``int(t.sum())``: a number converted from a tensor."""
+        if not self.inference.qualified_names(call.func, scope) & {"builtins.float", "builtins.int"}:
+            return False
+        argument = call.args[0].value
+        if self.inference.infer(argument, scope).kind is Kind.TENSOR:
+            return True
+        return (
+            isinstance(argument, cst.Call)
+            and isinstance(argument.func, cst.Attribute)
+            and argument.func.attr.value in api.TENSOR_ONLY_METHODS
+        )
 
     def _name_type(self, name: cst.Name, scope: Scope) -> ValueType | None:
         bindings = [b for b in self.tree.bindings(scope, name.value) if b.kind is not BindingKind.DELETE]
@@ -200,7 +231,9 @@ class Values:
         return isinstance(expr, cst.Name) and self._is_parameter(expr, body, scope)
 
     def data_dependent(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
-        """``.item()``/``.tolist()`` in the expression, or in what a name in it was bound to."""
+        """A tensor's data read into Python in the expression, or in what a name in it was
+        bound to: ``.item()``, ``.tolist()``, ``float(t)`` of a tensor. Dynamo graph-breaks
+        there rather than baking the number (evidence/dynamo D16; AIG502 reports it)."""
         if depth > 8:
             return False
         if (
@@ -208,6 +241,8 @@ class Values:
             and isinstance(expr.func, cst.Attribute)
             and expr.func.attr.value in _DATA_METHODS
         ):
+            return True
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and self._tensor_data(expr, scope):
             return True
         if isinstance(expr, cst.Name):
             bindings = self.tree.bindings(scope, expr.value)

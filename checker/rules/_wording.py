@@ -261,8 +261,9 @@ def event(event: Event) -> str:
         return f"changes captured '{subject}' ({mutation(event.mutation)})"
     if action is Action.BRANCH:
         return f"branches on a tensor value in '{subject}'"
-    if action is Action.BOOL:
-        return "converts a tensor to a Python bool with bool(...)"
+    if action is Action.CONVERT:
+        kind = "bool" if subject == "bool" else "number"
+        return f"converts a tensor to a Python {kind} with {subject}(...)"
     if action is Action.READ_DATA:
         return f"reads tensor data into Python with .{subject}()"
     if action is Action.HOST_METHOD:

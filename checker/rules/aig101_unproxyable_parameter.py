@@ -75,6 +75,22 @@ class UnproxyableParameter(Rule):
         ):
             return x
         """,
+        """
+        from typing import Callable, Optional, Union
+
+        import torch
+
+        Activation = Callable[[torch.Tensor], torch.Tensor]
+        MaybeActivation = Optional[Activation]
+
+        @torch.compiler.allow_in_graph
+        def act(
+            x: torch.Tensor,
+            fn: MaybeActivation = None,  # AIG101
+            other: Union[torch.Tensor, "Activation"] = None,  # AIG101
+        ):
+            return x
+        """,
     )
     valid = (
         """

@@ -21,17 +21,20 @@ class BakedScalarReturn(Rule):
     Reports a returned Python `float`, or an `int`/`float` inside a returned tuple or
     list, whose value is not a literal or a pure function of the arguments and their
     shapes (`x.shape[0] * 2`, `len(xs)`, a `float` parameter): for example
-    `float(counter)` or `len(CACHE)`, a number computed from captured state. A number
-    whose type cannot be told is not reported, nor one read from tensor data with
-    `.item()`/`.tolist()`, which graph-breaks instead (AIG502).
+    `float(counter)` or `len(CACHE)`, a number computed from captured state, a clock or
+    a random number (`time.time()`, `random.random()`). A number whose type cannot be
+    told is not reported, nor one read from tensor data with `.item()`, `.tolist()` or
+    `float(t)`, which graph-breaks instead (AIG502).
 
     ## Why is this bad?
     Dynamo records the number its fake-tensor call returned as a constant of the graph
     and returns that constant on every later call, on every backend, `eager`
     included: the function keeps returning the value from compile time, with no
     warning (evidence: `shared/evidence/dynamo/FINDINGS.md` section 3, the
-    `float(counter)` and `(x*1, int(counter))` rows; `exp_output_types.py`). Numbers
-    fixed by the arguments are safe because Dynamo guards on those and recompiles.
+    `float(counter)` and `(x*1, int(counter))` rows; `exp_output_types.py`; clocks and
+    random numbers: `evidence/dynamo/FINDINGS.md` section D16, `exp_number_results.py`,
+    torch 2.13.0 and 2.14.1). Numbers fixed by the arguments are safe because Dynamo
+    guards on those and recompiles.
 
     ## Example
     ```python
@@ -75,6 +78,20 @@ class BakedScalarReturn(Rule):
 
         def remember(x):
             SEEN.append(x)
+        """,
+        """
+        import random
+        import time
+
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def timed(x):
+            return x * 2, time.perf_counter()  # AIG202
+
+        @torch.compiler.allow_in_graph
+        def jitter(x):
+            return random.random()  # AIG202
         """,
     )
     valid = (

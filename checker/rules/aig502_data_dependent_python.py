@@ -65,6 +65,10 @@ class DataDependentPython(Rule):
             assert bool(x.isfinite().all())  # AIG502
             scale = x.norm().item()  # AIG502
             return x * (2 if x.mean() > 0 else 1), scale  # AIG502
+
+        @torch.compiler.allow_in_graph
+        def total(x: torch.Tensor):
+            return x * 2, float(x.sum()), int(x)  # AIG502 AIG502
         """,
     )
     valid = (
