@@ -45,6 +45,19 @@ def class_only_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(classes - others)
 
 
+def value_names(tree: ast.Module) -> frozenset[str]:
+    """Top-level names an assignment binds (not only imports, defs and classes): the names
+    that can hold data, which a module attribute read (``config.X``) may be state of."""
+    found: set[str] = set()
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            found.update(_stored_names(statement))
+    for node in ast.walk(tree):  # ``global X`` in any function can bind X to anything
+        if isinstance(node, ast.Global):
+            found.update(node.names)
+    return frozenset(found)
+
+
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Module-level statements, looking into top-level ``if`` and ``try`` blocks."""
     for statement in body:

@@ -33,7 +33,7 @@ from checker.facts.places import seen_from
 from checker.facts.scopes import Binding, BindingKind
 from checker.facts.targets import Body
 from checker.links import Place, Registrar
-from checker.mentions import class_only_names, may_register
+from checker.mentions import class_only_names, may_register, value_names
 from checker.packages import candidates, module_file
 from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
 
@@ -59,6 +59,7 @@ class Project:
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
         self._outlines: dict[Path, tuple[Stamp, _Outline]] = {}
         self._module_files: dict[tuple[str, str], str | None] = {}
+        self._values: dict[Path, tuple[Stamp | None, frozenset[str]]] = {}
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
@@ -172,6 +173,14 @@ class Project:
             found = module_file(Path(importer), qualified)
             self._module_files[key] = str(found.resolve()) if found is not None else None
         return self._module_files[key]
+
+    def holds_value(self, module: str, name: str) -> bool:
+        key = Path(module)
+        stamp = _stamp(key)
+        cached = self._values.get(key)
+        if cached is None or cached[0] != stamp:
+            cached = self._values[key] = (stamp, _value_names(key))
+        return name in cached[1]
 
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
         found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
@@ -316,6 +325,15 @@ def _outline(path: Path) -> _Outline:
     if gate.tree is None:
         return _Outline(registers=True)  # newer syntax than this interpreter's: libcst decides
     return _Outline(may_register(gate.tree, API_ONLY), class_only_names(gate.tree))
+
+
+def _value_names(path: Path) -> frozenset[str]:
+    """The top-level names an assignment of the module binds, read by CPython's parser."""
+    try:
+        gate = python_gate(decode_source(path.read_bytes()))
+    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return frozenset()
+    return value_names(gate.tree) if gate.tree is not None else frozenset()
 
 
 def _stamp(path: Path) -> Stamp | None:

@@ -376,6 +376,8 @@ class CaptureFinder:
         name, path = node.attr.value, self.inference.path
         index, kinds = self.index, self.inference.index
         assert index is not None and kinds is not None
+        if not index.holds_value(module, name):
+            return None  # bound by imports, defs or classes only (CPython's outline says, no parse)
         inferred = kinds.kind(path, f"{dotted}.{name}")
         origin = index.origin(path, f"{dotted}.{name}")
         if inferred is None or inferred.kind in _NOT_STATE or origin is None:

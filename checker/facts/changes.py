@@ -67,6 +67,11 @@ class ImportedState(Protocol):
         ``importer``, names (``from . import config``: ``.config``), or None."""
         ...
 
+    def holds_value(self, module: str, name: str) -> bool:
+        """Whether an assignment of the module file ``module`` binds its top-level ``name``
+        (a name bound only by imports, defs and classes cannot be state)."""
+        ...
+
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
         """What in the project can change the top-level ``name`` of the module file
         ``module`` after compilation, placed as seen from the checked file ``checked``.

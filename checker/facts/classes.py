@@ -83,6 +83,9 @@ class ClassModel:
         """Each base as a class of the project, or None when it is not one."""
         found: list[ClassModel | None] = []
         for base in self._base_expressions:
+            if self._inference.qualified_names(base, self.outer) & _KNOWN_BASES:
+                found.append(None)  # torch.Tensor, nn.Module, NamedTuple...: nothing to resolve
+                continue
             inferred = self._inference.infer(base, self.outer)
             if inferred.kind is Kind.UNKNOWN and isinstance(base, (cst.Name, cst.Attribute)):
                 inferred = self._inference.imported_expression(base, self.outer)
