@@ -16,7 +16,7 @@ PEER_DEPS := expecttest==0.3.0 numpy==2.4.6
 STAMP := $(VENV)/.installed
 STAMP_214 := $(VENV_214)/.installed
 
-.PHONY: demo test test-2.14 test-all lint-fixtures clean
+.PHONY: demo test test-2.14 test-all lint-fixtures bench-models clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,5 +49,13 @@ test-2.14: $(STAMP_214)
 
 test-all: test test-2.14
 
+# benchmarks/real_models.py: tiny transformers and diffusers models (built from configs, no
+# weights) under inductor, backend="aigcheck" and install(); their own venv, never the tests'.
+VENV_MODELS := .venv-models
+bench-models:
+	test -x $(VENV_MODELS)/bin/python || $(PYTHON) -m venv $(VENV_MODELS)
+	$(VENV_MODELS)/bin/python -m pip install --quiet "$(TORCH)" transformers==5.24.0 diffusers==0.42.1 -e .
+	$(VENV_MODELS)/bin/python benchmarks/real_models.py --write
+
 clean:
-	rm -rf $(VENV) $(VENV_214) *.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV_214) .venv-models *.egg-info .pytest_cache

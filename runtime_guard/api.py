@@ -7,7 +7,7 @@ import sys
 import types
 import weakref
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import torch
 import torch._dynamo
@@ -19,8 +19,6 @@ from runtime_guard.modes import Strict, get_strict
 from runtime_guard.recreated import recreated
 from runtime_guard.registry import Registration, registry
 from runtime_guard.wrapper import make_wrapper
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 #: Dynamo's own registration, captured before ``install()`` can replace the public names.
 _dynamo_allow_in_graph = torch._dynamo.decorators.allow_in_graph
@@ -79,49 +77,20 @@ def _untouched(fn: object) -> bool:
 def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
     existing = registry.lookup(fn)
     if existing is not None:
-        # Registering again (after disallow_in_graph, say) must reach torch again.
-        registered = _dynamo_allow_in_graph(fn)
-        if registered is existing.wrapper or existing.code is None:
-            return registered
-        wrapper = existing.wrapper
-        if wrapper is None:  # the first registration was a call form: its wrapper is gone
-            wrapper = make_wrapper(fn, existing)
-            registry.attach_wrapper(existing, wrapper)
-        return _dynamo_allow_in_graph(wrapper)
+        return _register_again(fn, existing)
     if _untouched(fn):
         return _dynamo_allow_in_graph(fn)
     caller = _caller()
     site = f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
-    name = _name(fn)
+    registration = Registration(_name(fn), site, mode, code=None)
 
     def report(code: str, detail: str) -> None:
-        registry.report(Violation(code, name, site, detail), mode)
+        registry.report(Violation(code, registration.name, site, detail), mode)
 
-    if compiling:
-        report(
-            "AIG404",
-            "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically annotating "
-            "functions inside a compiled region is not supported'); register at import time",
-        )
-    found = kinds.judge(fn, caller)
-    for finding in found:
-        report(finding.code, finding.detail)
-    function = captures.code_of(fn)
-    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
-        # Dynamo looks an autograd.Function subclass up itself at `Cls.apply` (D0.6), so
-        # it is registered as it is; what its forward and backward capture is checked here.
-        for method in ("forward", "backward", "setup_context"):
-            body = fn.__dict__.get(method)
-            target = getattr(body, "__func__", body)
-            for capture in captures.judge(target) if callable(target) else ():
-                report(capture.code, f"{fn.__qualname__}.{method}: {capture.detail}")
-    elif not found and function is not None:
-        for capture in captures.judge(fn):
-            report(capture.code, capture.detail)
+    wrap = _check(fn, caller, compiling, report)
     registered = _dynamo_allow_in_graph(fn)  # raises as torch raises (a non-callable, a staticmethod)
-    wrap = not found and isinstance(fn, types.FunctionType)
-    registration = Registration(name, site, mode, code=fn.__code__ if wrap else None)
     if wrap:
+        registration.code = fn.__code__
         earlier = recreated.earlier_with_other_values(fn, site)
         if earlier is not None:
             report(
@@ -133,12 +102,53 @@ def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
     if not _weakly_referable(fn):
         return registered
     registry.add(registration, fn)
-    if not wrap:
+    return _guarded(fn, registration) if wrap else registered
+
+
+def _register_again(fn: Any, existing: Registration) -> Any:
+    """A second registration of a function or wrapper the guard has: torch's registration is
+    repeated (it may have been undone by ``disallow_in_graph``), the checks are not."""
+    registered = _dynamo_allow_in_graph(fn)
+    if registered is existing.wrapper or existing.code is None:
         return registered
-    wrapper = make_wrapper(fn, registration)
-    registry.attach_wrapper(registration, wrapper)
-    _dynamo_allow_in_graph(wrapper)
-    return wrapper
+    return _guarded(fn, existing)
+
+
+def _guarded(fn: types.FunctionType, registration: Registration) -> Any:
+    """The live wrapper of ``registration``, or a new one (the first registration's was
+    discarded, in a call form), registered with Dynamo too."""
+    wrapper = registration.wrapper
+    if wrapper is None:
+        wrapper = make_wrapper(fn, registration)
+        registry.attach_wrapper(registration, wrapper)
+    return _dynamo_allow_in_graph(wrapper)
+
+
+def _check(fn: Any, caller: types.FrameType | None, compiling: bool, report: Callable[[str, str], None]) -> bool:
+    """The registration-time checks; whether ``fn`` is a function the guard wraps."""
+    if compiling:
+        report(
+            "AIG404",
+            "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically annotating "
+            "functions inside a compiled region is not supported'); register at import time",
+        )
+    found = kinds.judge(fn, caller)
+    for finding in found:
+        report(finding.code, finding.detail)
+    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
+        # Dynamo looks an autograd.Function subclass up itself at `Cls.apply` (D0.6), so
+        # it is registered as it is; what its forward and backward capture is checked here.
+        for method in ("forward", "backward", "setup_context"):
+            body = fn.__dict__.get(method)
+            target = getattr(body, "__func__", body)
+            for capture in captures.judge(target) if callable(target) else ():
+                report(capture.code, f"{fn.__qualname__}.{method}: {capture.detail}")
+        return False
+    if found or captures.code_of(fn) is None:
+        return False
+    for capture in captures.judge(fn):
+        report(capture.code, capture.detail)
+    return isinstance(fn, types.FunctionType)
 
 
 def _weakly_referable(fn: object) -> bool:

@@ -49,15 +49,6 @@ _is_dynamo_compiling = torch.compiler.is_dynamo_compiling
 _tracing_context = torch._guards.TracingContext.try_get
 
 
-def tracing_here() -> bool:
-    """Whether this thread is tracing a graph (Dynamo's fake call, AOTAutograd, export).
-
-    ``torch.compiler.is_compiling()`` alone is process-wide in torch 2.13 and 2.14: it is
-    true in every thread while any thread compiles (D13). The tracing context is per thread.
-    """
-    return _is_compiling() and _tracing_context() is not None
-
-
 def _report(registration: Registration, code: str, detail: str) -> Violation:
     return registry.report(Violation(code, registration.name, registration.site, detail), registration.mode)
 
@@ -147,7 +138,9 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
             comptime(_check_traced_frame)
             return body(*args, **kwargs)
         registration.calls_checked += 1
-        if _is_compiling() and _tracing_context() is not None:  # tracing_here(), inlined: the eager hot path
+        # Traced in this thread: is_compiling() alone is true in every thread while one
+        # compiles (D13); the tracing context is per thread.
+        if _is_compiling() and _tracing_context() is not None:
             return checked_call(fn, registration, names, args, kwargs)
         if registration.traced_calls_left > 0:
             registration.traced_calls_left -= 1
