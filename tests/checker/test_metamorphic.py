@@ -13,7 +13,8 @@ A rewrite that finds nothing it may change in a fixture is listed in
 :data:`NOT_APPLICABLE` with the reason; a rule example it does not apply to is skipped
 with the rewrite's own reason. The harness is tested too: the program as laid out gives
 its markers, a rewrite that changes nothing (or only moves every line down) keeps every
-finding, a rewrite that deletes a registration is caught, and every rewritten program
+finding, a rewrite that deletes a registration is caught, no rewrite drops or copies a
+line of the original (each finding has one place to move to), and every rewritten program
 runs like the original (imports, registrations, module namespaces) against stand-ins
 for torch and the other libraries (:mod:`stand_ins`).
 
@@ -337,6 +338,16 @@ def _applied(name: str, subject: Subject) -> Rewritten:
         pytest.skip(result.reason)
     assert listed is None, f"{name} applies to {subject.name}, which NOT_APPLICABLE lists ({listed})"
     return result
+
+
+@pytest.mark.parametrize(("name", "subject"), CASES)
+def test_every_original_line_is_kept_once(name: str, subject: Subject) -> None:
+    """Rewrites move, respell and add lines (imports, registrations), but never drop or copy one:
+    a finding always has exactly one place to move to."""
+    result = _applied(name, subject)
+    kept = Counter(line.origin for lines in result.program.modules.values() for line in lines if line.origin)
+    original = Counter(line.origin for lines in subject.program.modules.values() for line in lines)
+    assert kept == original
 
 
 def test_not_applicable_lists_only_real_cases() -> None:

@@ -217,7 +217,7 @@ def reexport(program: Program) -> Outcome:
         if not tops:
             continue
         target = target_name(project, p, f"{PACKAGE}/_impl")
-        moved = sorted([*tops, *constants], key=lambda t: t.first)
+        moved = sorted({top.first: top for top in [*tops, *constants]}.values(), key=lambda t: t.first)
         names = [_bound_name(top) for top in moved]
         needed = {n for top in moved for n in p.reads(top.node) if p.import_statement(n)}
         lines = future_and_imports(p, needed)
@@ -310,7 +310,7 @@ def _self_contained(project: Project, p: Parsed) -> tuple[list[Top], list[Top], 
                 if why or name in names or p.import_statement(name):
                     continue
                 more, why = _constant(p, name, {top.name})
-                needs += more
+                needs += [t for t in more if t not in needs]
             if why:
                 reasons.append(f"{p.stem}.{top.name}: {why}")
             else:
