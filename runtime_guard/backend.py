@@ -35,6 +35,10 @@ import torch
 import torch._guards
 import torch.fx
 
+# Imported with the backend, as torch.compile(backend="inductor") imports Inductor when it is
+# called: a first compile with either backend then pays the same, not the import of Inductor.
+from torch._inductor.compile_fx import compile_fx
+
 from runtime_guard import captures
 from runtime_guard import reports as report_store
 from runtime_guard.errors import Violation
@@ -264,8 +268,6 @@ def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], compiler: 
         from torch._dynamo.backends.registry import lookup_backend
 
         return lookup_backend("aot_eager")(gm, example_inputs)
-    from torch._inductor.compile_fx import compile_fx
-
     return compile_fx(gm, example_inputs, config_patches=patches or None)
 
 
