@@ -109,6 +109,7 @@ def _encode(outcome: Outcome) -> dict[str, object]:
         "dependencies": [list(dependency) for dependency in links.dependencies],
         "exports": list(links.exports),
         "handoffs": [[path, *_encode_elsewhere(elsewhere)] for path, elsewhere in links.handoffs],
+        "registered": list(links.registered),
     }
 
 
@@ -153,6 +154,7 @@ def _decode(stored: dict[str, object]) -> Outcome:
             (str(path), _decode_elsewhere(name, registrar, where))
             for path, name, registrar, where in stored["handoffs"]  # type: ignore[attr-defined]
         ),
+        registered=tuple(str(name) for name in stored["registered"]),  # type: ignore[attr-defined]
     )
     return Outcome(report, links)
 

@@ -220,8 +220,9 @@ def _check_text(
     handing = facts.handoffs
     # After the rules and the handoffs: both may have consulted other modules.
     dependencies = tuple(sorted(modules.dependencies(path).items()))
+    registered = facts.registered_functions
     if not raw and not handing and not unused_noqa:
-        return Outcome(FileReport(path, parsed=True), Links(exports, dependencies))
+        return Outcome(FileReport(path, parsed=True), Links(exports, dependencies, registered=registered))
     sites = [handoff.registration.site for handoff in handing]
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)] + sites)
     handoffs = tuple(
@@ -265,7 +266,7 @@ def _check_text(
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
     )
-    return Outcome(report, Links(exports, dependencies, handoffs))
+    return Outcome(report, Links(exports, dependencies, handoffs, registered))
 
 
 def _codes(rules: Iterable[Rule]) -> set[str]:

@@ -56,7 +56,8 @@ class Links:
     """What checking one file found about the rest of the project.
 
     ``exports``: module-level names it binds to a registrar (``register = allow_in_graph``),
-    which make other files that mention them candidates too. ``dependencies``: the other
+    which make other files that mention them candidates too; ``registered``: the top-level
+    functions it registers, which make the files that import them candidates. ``dependencies``: the other
     files its result depends on (path, sha256). ``handoffs``: registrations here of defs
     and classes that other files define (that file's resolved path, the registration).
     """
@@ -64,3 +65,5 @@ class Links:
     exports: tuple[str, ...] = ()
     dependencies: tuple[tuple[str, str], ...] = ()
     handoffs: tuple[tuple[str, Elsewhere], ...] = ()
+    #: Top-level functions registered here, whose calls in other files are judged too.
+    registered: tuple[str, ...] = ()

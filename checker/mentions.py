@@ -22,9 +22,16 @@ _API_IDENTIFIER = re.compile(r"(?<!dis)allow_in_graph")
 
 
 def may_register(tree: ast.AST, prefilter: Prefilter) -> bool:
-    """True unless no identifier in ``tree`` can name a registrar."""
+    """True unless no identifier in ``tree`` can name a registrar (nor does it import a
+    function the project registers, whose calls here are judged)."""
     aliases = set(prefilter.aliases)
-    return any(_API_IDENTIFIER.search(name) or name in aliases for name in _identifiers(tree))
+    if any(_API_IDENTIFIER.search(name) or name in aliases for name in _identifiers(tree)):
+        return True
+    imported = set(prefilter.imported)
+    return bool(imported) and any(
+        isinstance(node, ast.ImportFrom) and any(alias.name in imported for alias in node.names)
+        for node in ast.walk(tree)
+    )
 
 
 def class_only_names(tree: ast.Module) -> frozenset[str]:

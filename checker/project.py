@@ -31,7 +31,7 @@ from checker.facts.kinds import Inferred
 from checker.facts.module import ModuleFacts
 from checker.facts.places import seen_from
 from checker.facts.scopes import Binding, BindingKind
-from checker.facts.targets import Body
+from checker.facts.targets import Body, Target
 from checker.links import Place, Registrar
 from checker.mentions import class_only_names, may_register, value_names
 from checker.packages import candidates, module_file
@@ -59,6 +59,7 @@ class Project:
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
         self._outlines: dict[Path, tuple[Stamp, _Outline]] = {}
         self._module_files: dict[tuple[str, str], str | None] = {}
+        self._registered: dict[tuple[str, str], Target | None] = {}
         self._values: dict[Path, tuple[Stamp | None, frozenset[str]]] = {}
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
@@ -191,6 +192,22 @@ class Project:
         path, evidence = found.where
         place = Place(seen_from(path, checked), evidence.line)
         return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
+
+    def registered_target(self, importer: str, qualified: str) -> Target | None:
+        key = (importer, qualified)
+        if key not in self._registered:
+            self._registered[key] = self._registered_target(importer, qualified)
+        return self._registered[key]
+
+    def _registered_target(self, importer: str, qualified: str) -> Target | None:
+        found = self.lookup(importer, qualified, require_api=False)
+        if found is None or not self._may_bind_registrar(Path(found[0].path), found[1]):
+            return None  # a module that never mentions the API registers nothing
+        bound = self._bound(importer, qualified)
+        if bound is None or len(bound.bindings) != 1 or bound.bindings[0].kind is not BindingKind.FUNCTION:
+            return None
+        definition = bound.bindings[0].definition
+        return next((t for t in bound.facts.honoured_targets if t.definition is definition), None)
 
     # -- following imports ----------------------------------------------------------
 

@@ -53,7 +53,8 @@ class Job:
         """A file whose defs other files register is a candidate whatever it mentions."""
         if not self.elsewhere:
             return options.prefilter
-        return Prefilter((*options.prefilter.aliases, *(registration.name for registration in self.elsewhere)))
+        names = (*options.prefilter.aliases, *(registration.name for registration in self.elsewhere))
+        return Prefilter(names, options.prefilter.imported)
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> 
     if cache is None or not options.cacheable:
         return candidate, ""
     registered = [repr(registration) for registration in job.elsewhere]
-    key = cache.key(candidate, job.display, job.codes, [*prefilter.aliases, *registered])
+    key = cache.key(candidate, job.display, job.codes, [*prefilter.aliases, *prefilter.imported, *registered])
     cached = cache.get(key)
     return cached if cached is not None else (candidate, key)
 

@@ -129,14 +129,16 @@ class Session:
         return list(check_outcomes(jobs, options, self.cache, index=lambda: self.index))
 
     def _widen_for_aliases(self, jobs: list[Job], outcomes: list[Outcome]) -> None:
-        """Check again the skipped files that mention an alias the first pass found."""
+        """Check again the skipped files that mention an alias the first pass found, or
+        import a function it found registered."""
         aliases = sorted(
             {name for outcome in outcomes for name in outcome.links.exports if "allow_in_graph" not in name}
         )
-        if not aliases:
+        registered = sorted({name for outcome in outcomes for name in outcome.links.registered})
+        if not aliases and not registered:
             return
         again = [i for i, outcome in enumerate(outcomes) if not outcome.report.parsed and not outcome.report.findings]
-        wider = replace(self.options, prefilter=Prefilter(tuple(aliases)))
+        wider = replace(self.options, prefilter=Prefilter(tuple(aliases), tuple(registered)))
         for i, outcome in zip(again, self._again([jobs[i] for i in again], wider), strict=True):
             outcomes[i] = outcome
 

@@ -47,11 +47,21 @@ class Unanalysable:
 
 @dataclass(frozen=True)
 class Prefilter:
-    """Which files can register something: those that mention the API, or one of the
-    project's aliases of it whose names do not (``register = torch.compiler.allow_in_graph``
-    in a utils module makes every file mentioning ``register`` a candidate)."""
+    """Which files can register something or call what is registered: those that mention
+    the API, one of the project's aliases of it whose names do not (``register =
+    torch.compiler.allow_in_graph`` in a utils module makes every file mentioning
+    ``register`` a candidate), or that import a function the project registers
+    (``imported``: its calls are judged where they are)."""
 
     aliases: tuple[str, ...] = ()
+    imported: tuple[str, ...] = ()
+
+    @cached_property
+    def _imports(self) -> re.Pattern[bytes] | None:
+        if not self.imported:
+            return None
+        names = b"|".join(re.escape(name.encode()) for name in sorted(self.imported))
+        return re.compile(rb"(?m)^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b[^\n]*\b(?:" + names + rb")\b")
 
     @cached_property
     def _aliases(self) -> re.Pattern[bytes] | None:
@@ -67,8 +77,10 @@ class Prefilter:
     def matches(self, data: bytes) -> bool:
         if PREFILTER in data:
             return True
-        pattern = self._aliases
-        return pattern is not None and pattern.search(data) is not None
+        for pattern in (self._aliases, self._imports):
+            if pattern is not None and pattern.search(data) is not None:
+                return True
+        return False
 
 
 API_ONLY = Prefilter()

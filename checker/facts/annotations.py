@@ -64,7 +64,8 @@ class AnnotationJudge:
         return self._judge(annotation, scope, result=True, inside=False)
 
     def _judge(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement:
-        return _worst(self._members(expr, scope, result, inside))
+        with self.inference.following_imports():  # a class or an alias imported from the project
+            return _worst(self._members(expr, scope, result, inside))
 
     def _members(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> list[Judgement]:
         if isinstance(expr, cst.SimpleString):

@@ -211,7 +211,8 @@ class CaptureFinder:
         for scope in body.scope.walk():
             for call, call_scope in self.tree.calls_in(scope):
                 callee = self.inference.infer(call.func, call_scope)
-                if callee.kind is Kind.UNKNOWN:  # an imported name: look in the module it names
+                if callee.kind is Kind.UNKNOWN or (callee.kind is Kind.FUNCTION and callee.definition is None):
+                    # an imported name (a function of another module comes without its body): look there
                     helpers += [(call, found) for found in self._imported(call, call_scope)]
                 elif callee.kind is Kind.FUNCTION and isinstance(callee.definition, cst.FunctionDef):
                     local = self._local_helper(body, call, callee.definition)
@@ -283,7 +284,8 @@ class CaptureFinder:
         """The captures of ``body`` itself, helpers not followed."""
         key = (body.node, body.bound_self)
         if key not in self._cache:
-            self._cache[key] = self._own_captures_uncached(body)
+            with self.inference.following_imports():
+                self._cache[key] = self._own_captures_uncached(body)
         return self._cache[key]
 
     def _own_captures_uncached(self, body: Body) -> list[Capture]:

@@ -63,7 +63,7 @@ def handoffs(
         assert isinstance(argument, (cst.Name, cst.Attribute))
         for qualified in sorted(inference.qualified_names(argument, registration.scope)):
             found = index.origin(inference.path, qualified)
-            if found is not None and _is_def_or_class(found.bindings):
+            if found is not None and _has_a_body_to_judge(found.bindings, inference):
                 yield Handoff(registration, found.path, found.name)
                 break
 
@@ -112,5 +112,16 @@ def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
     return expr is node or any(_contains(child, node) for child in expr.children)
 
 
-def _is_def_or_class(bindings: Sequence[Binding]) -> bool:
-    return len(bindings) == 1 and bindings[0].kind in (BindingKind.FUNCTION, BindingKind.CLASS)
+def _has_a_body_to_judge(bindings: Sequence[Binding], inference: Inference) -> bool:
+    """A def, or an autograd.Function class (its forward and backward): what registering
+    it means is in the module that defines it. Any other class is judged here, at the
+    registration: constructing it is what the registration affects."""
+    if len(bindings) != 1:
+        return False
+    binding = bindings[0]
+    if binding.kind is BindingKind.FUNCTION:
+        return True
+    if binding.kind is not BindingKind.CLASS or not isinstance(binding.definition, cst.ClassDef):
+        return False
+    model = inference.index.class_model(binding.definition) if inference.index is not None else None
+    return model is not None and model.is_autograd_function

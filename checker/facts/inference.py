@@ -9,6 +9,7 @@ gives up (UNKNOWN) on cycles, depth, and anything it does not recognise.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 import libcst as cst
@@ -48,6 +49,9 @@ class Inference:
         self.index = index
         self._names: dict[tuple[cst.CSTNode, Scope], frozenset[str]] = {}
         self._kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
+        #: Kinds inferred while following imports (see ``following_imports``), kept apart.
+        self._followed_kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
+        self._following = 0
         self._classes: dict[cst.ClassDef, ClassModel] = {}
         # In-progress lookups, one set per question: a name lookup inside the kind
         # lookup of the same expression is not a cycle.
@@ -100,10 +104,22 @@ class Inference:
 
     # -- kinds ----------------------------------------------------------------
 
+    @contextmanager
+    def following_imports(self) -> Iterator[None]:
+        """Within it, a name imported from another module of the project is what that module
+        binds it to (each answer may parse a module): for the facts that judge registered
+        code. Finding registrars does without, since it asks about every call."""
+        self._following += 1
+        try:
+            yield
+        finally:
+            self._following -= 1
+
     def infer(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
         key = (expr, scope)
-        if key in self._kinds:
-            return self._kinds[key]
+        kinds = self._followed_kinds if self._following else self._kinds
+        if key in kinds:
+            return kinds[key]
         if key in self._inferring or len(self._inferring) > _MAX_DEPTH:
             return UNKNOWN
         self._inferring.add(key)
@@ -111,7 +127,7 @@ class Inference:
             result = self._infer(expr, scope)
         finally:
             self._inferring.discard(key)
-        self._kinds[key] = result
+        kinds[key] = result
         return result
 
     def _infer(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
@@ -150,13 +166,28 @@ class Inference:
         if owner is None:
             return _builtin(name)
         bindings = [
-            b for b in owner.bindings.get(name, []) if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED)
+            b
+            for b in owner.bindings.get(name, [])
+            if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED) and not self._registers_itself(b)
         ]
         declared = [self._annotation(b.annotation, b.written_in) for b in bindings if b.annotation is not None]
         known = [kind for kind in declared if kind.known]
         if known:
             return join(known)  # a declared type wins, as in a type checker
         return join(self.binding_kind(b) for b in bindings) if bindings else UNKNOWN
+
+    def _registers_itself(self, binding: Binding) -> bool:
+        """``f = allow_in_graph(f)``: the name stays bound to what it was (the API returns
+        its argument), so the rebinding adds nothing to what the name is."""
+        value = binding.value
+        return (
+            binding.kind is BindingKind.ASSIGN
+            and isinstance(value, cst.Call)
+            and bool(value.args)
+            and isinstance(value.args[0].value, cst.Name)
+            and value.args[0].value.value == binding.name
+            and bool(self.qualified_names(value.func, binding.written_in) & api.REGISTRATION_APIS)
+        )
 
     def binding_kind(self, binding: Binding) -> Inferred:
         """What one binding binds its name to."""
@@ -187,6 +218,10 @@ class Inference:
         ):
             # ``import a.b`` or ``import a``: a module object.
             return Inferred(Kind.PYMODULE, Basis.NAME, name)
+        if self._following and binding.statement is not None and self.index is not None and name:
+            # ``from .weights import W``: what W is in the project module that binds it.
+            inferred = self.index.kind(self.path, name)
+            return UNKNOWN if inferred is None else _without_function_body(inferred)
         return UNKNOWN
 
     def imported_kind(self, name: str, scope: Scope) -> Inferred:

@@ -34,7 +34,16 @@ from checker.packages import module_name
 _COMPILED_CALL_DEPTH = 4
 
 
-class ModuleIndex(ImportedNames, ImportedRegistrars, CaptureIndex, Protocol):
+class ImportedRegistrations(Protocol):
+    """What finding the calls of registered functions asks of the other modules."""
+
+    def registered_target(self, importer: str, qualified: str) -> Target | None:
+        """The honoured registration, in the project module that defines it, of the function
+        ``qualified`` (imported by the module at ``importer``) names, or None."""
+        ...
+
+
+class ModuleIndex(ImportedNames, ImportedRegistrars, CaptureIndex, ImportedRegistrations, Protocol):
     """Everything the facts of one module may ask about the other modules of the project.
 
     Each part is declared by the fact that asks it; the project index
@@ -136,9 +145,11 @@ class ModuleFacts:
             for param in params[1:] if skip_first and params else params:
                 yield target, body, param
 
-    def registered_calls(self) -> Iterator[tuple[cst.Call, Scope, Target, Body]]:
-        """Calls anywhere in the module of a honoured registered function (or ``Fn.apply``)."""
-        by_definition = {body.node: (target, body) for target, body in self.bodies()}
+    def registered_calls(self) -> Iterator[tuple[cst.Call, Scope, Target]]:
+        """Calls anywhere in the module of a honoured registered function (or ``Fn.apply``),
+        including one imported from another module and registered here."""
+        by_definition = {body.node: target for target, body in self.bodies()}
+        imported = self._registered_imports()
         classes = {t.definition: t for t in self.honoured_targets if t.kind is TargetKind.AUTOGRAD_FUNCTION}
         for call, scope in self.tree.calls:
             func = call.func
@@ -147,12 +158,57 @@ class ModuleFacts:
                 target = classes.get(owner.definition) if owner.kind is Kind.CLASS else None
                 forward = next((b for b in target.bodies if b.node.name.value == "forward"), None) if target else None
                 if target is not None and forward is not None:
-                    yield call, scope, target, forward
+                    yield call, scope, target
                 continue
             callee = self.inference.infer(func, scope)
             if callee.kind is Kind.FUNCTION and callee.definition in by_definition:
-                target, body = by_definition[callee.definition]
-                yield call, scope, target, body
+                yield call, scope, by_definition[callee.definition]
+            elif isinstance(func, (cst.Name, cst.Attribute)) and callee.definition is None:
+                target = self._registered_import(func, scope, imported)
+                if target is not None:
+                    yield call, scope, target
+
+    def _registered_import(self, func: cst.BaseExpression, scope: Scope, here: dict[str, Target]) -> Target | None:
+        """The registration of an imported function: made here, or where it is defined."""
+        names = self.inference.qualified_names(func, scope)
+        for name in sorted(names & here.keys()):
+            return here[name]
+        if self.index is None:
+            return None
+        for name in sorted(names):
+            if not name.startswith("builtins."):
+                target = self.index.registered_target(self.path, name)
+                if target is not None:
+                    return target
+        return None
+
+    @cached_property
+    def registered_functions(self) -> tuple[str, ...]:
+        """Top-level functions registered here (defined here or imported): other modules'
+        calls of them are judged too."""
+        names = {
+            target.definition.name.value
+            for target in self.honoured_targets
+            if isinstance(target.definition, cst.FunctionDef)
+            and self.tree.scope_of[target.definition].parent is self.tree.module
+        }
+        for target in self.honoured_targets:
+            argument = target.registration.argument
+            if target.kind is TargetKind.UNRESOLVED and isinstance(argument, cst.Name):
+                names.add(argument.value)
+        return tuple(sorted(names))
+
+    def _registered_imports(self) -> dict[str, Target]:
+        """The qualified names of functions of other modules registered here (judged where
+        they are defined; their calls here are judged here)."""
+        found: dict[str, Target] = {}
+        for target in self.honoured_targets:
+            argument = target.registration.argument
+            if target.kind is TargetKind.UNRESOLVED and isinstance(argument, (cst.Name, cst.Attribute)):
+                for name in self.inference.qualified_names(argument, target.registration.scope):
+                    if not name.startswith("builtins."):
+                        found[name] = target
+        return found
 
     @cached_property
     def honoured_targets(self) -> list[Target]:

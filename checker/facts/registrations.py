@@ -135,7 +135,7 @@ class Registrars:
                 return definition, self.wrappers[definition]
             return None
         inferred = self.inference.infer(expr, scope)
-        definitions = [inferred.definition] if inferred.known else self._defs(expr, scope)
+        definitions = [inferred.definition] if inferred.definition is not None else self._defs(expr, scope)
         for definition in definitions:
             if isinstance(definition, cst.FunctionDef) and definition in self.wrappers:
                 return definition, self.wrappers[definition]

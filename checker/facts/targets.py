@@ -115,6 +115,10 @@ class TargetResolver:
         self.inference = inference
 
     def targets(self, registration: Registration) -> Iterator[Target]:
+        with self.inference.following_imports():  # a class imported from the project is judged here
+            yield from self._targets(registration)
+
+    def _targets(self, registration: Registration) -> Iterator[Target]:
         if registration.form is Form.ELSEWHERE:
             yield self._elsewhere(registration)
         elif registration.form is Form.DECORATOR:

@@ -76,6 +76,10 @@ class Values:
 
     def type_of(self, expr: cst.BaseExpression, scope: Scope) -> ValueType | None:
         """The Python type of ``expr`` where it is clear, else None (never guessed)."""
+        with self.inference.following_imports():  # an instance of a class imported from the project
+            return self._type_of(expr, scope)
+
+    def _type_of(self, expr: cst.BaseExpression, scope: Scope) -> ValueType | None:
         if isinstance(expr, cst.Integer):
             return ValueType("builtins.int")
         if isinstance(expr, cst.Float):

@@ -113,7 +113,7 @@ class UnproxyableCallArgument(Rule):
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
-        for call, scope, target, _ in facts.registered_calls():
+        for call, scope, target in facts.registered_calls():
             for arg in call.args:
                 problem = _problem(facts, arg.value, scope)
                 if problem is not None:
@@ -127,6 +127,11 @@ class UnproxyableCallArgument(Rule):
 
 def _problem(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str | None:
     """What is wrong with passing ``expr``, or None when it is fine or unknown."""
+    with facts.inference.following_imports():  # an instance of a class imported from the project
+        return _judged(facts, expr, scope)
+
+
+def _judged(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str | None:
     for name in facts.inference.qualified_names(expr, scope):
         if api.is_torch_tensor_call(name) and not isinstance(expr, cst.Call):
             return f"the builtin function {name} (InternalTorchDynamoError)"
