@@ -4,9 +4,10 @@ that mention it.
 Another module can change ``config.X`` by assigning it (``config.X = v``, ``config.X +=
 v``, ``del config.X``) or by changing the object in place (``config.X[k] = v``,
 ``config.X.append(v)``, ``from .config import X; X.update(...)``), at any level, since
-nobody knows when it is imported. The module itself changes it only from its functions
-(``global X; X = v``, ``X.append(v)`` in a function), or by augmented assignment; its top
-level runs at import, before anything is compiled. Writes that only fill in what is
+nobody knows when it is imported. The module itself changes it from its functions
+(``global X; X = v``, ``X.append(v)`` in a function), by augmented assignment, and from a
+top-level loop or ``if __name__ == "__main__":`` block, which may run compiled code between
+its steps; the rest of its top level runs at import, before anything is compiled. Writes that only fill in what is
 missing (``if k not in cache: cache[k] = v``, ``setdefault``) are memoisation and leave
 what was read as it was. Nothing is imported or run: the files are parsed, not executed.
 """
@@ -16,37 +17,25 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Set
+from collections.abc import Set
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.facts.changes import ChangeKind
-from checker.facts.scopes import MUTATING_METHODS, Declaration, Mutation, MutationKind, is_mutating_method
+from checker.change_walk import Exposed, Found, Resolve, changes
+from checker.facts.scopes import MUTATING_METHODS
+from checker.mentions import top_level
 from checker.packages import module_file, project_files, project_root
 from checker.source import decode_source, python_gate
 
-#: ``try``/``except`` statements (``except*`` from Python 3.11).
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
-#: Where an import names (a module file, or None outside the project).
-Resolve = Callable[[str], Path | None]
-
-
-@dataclass(frozen=True)
-class Found:
-    """One change of the name, at ``line`` of the scanned file."""
-
-    kind: ChangeKind
-    line: int
-    declaration: Declaration | None = None
-    function: str = ""
-    mutation: Mutation | None = None
+#: How many modules deep re-exports of a name are followed.
+_MAX_REEXPORTS = 8
 
 
 @dataclass(frozen=True)
 class Scanned:
     """What the project shows about one name: the first change found (the file, and what
-    is there), and every file that mentions the name (path, sha256), which the answer
-    depends on."""
+    is there), and every file the answer depends on (path, sha256): those that mention the
+    name, and those that re-export it."""
 
     where: tuple[str, Found] | None
     consulted: tuple[tuple[str, str], ...]
@@ -55,8 +44,9 @@ class Scanned:
 class ChangeScans:
     """The files of each project, read once per process, and the answers asked of them.
 
-    A file is parsed only when it mentions both the name and its module (by the module's
-    own name: ``config`` for ``pkg/config.py``), or is that module.
+    A file is parsed only when it mentions the name and its module (by the module's own
+    name: ``config`` for ``pkg/config.py``; or a module that re-exports the name), or is
+    that module.
     """
 
     def __init__(self, skip: Set[str]) -> None:
@@ -72,25 +62,26 @@ class ChangeScans:
         return self._answers[key]
 
     def _scan(self, module: Path, name: str, own: bool, rebinding: bool) -> Scanned:
-        changed = _changed(name)
-        stem = module.parent.name if module.name == "__init__.py" else module.stem
-        imports = _imports(stem)
+        files = self._project(module)
+        exposed, reexporting = _reexports(files, module, name)
+        prefilter = _Prefilter(exposed, project_root(module))
         where: tuple[str, Found] | None = None
-        consulted = []
-        for path, data in self._project(module):
+        consulted = [(str(path), hashlib.sha256(data).hexdigest()) for path, data in reexporting]
+        for path, data in files:
             mine = path == module
             if mine and not own:
                 continue
-            if not mine and not (changed.search(data) and imports.search(data)):
+            if not mine and not prefilter.may_change(data):
                 continue
-            consulted.append((str(path), hashlib.sha256(data).hexdigest()))
+            if path not in exposed:
+                consulted.append((str(path), hashlib.sha256(data).hexdigest()))
             if where is not None:
                 continue
             tree = _parsed(data)
             if tree is None:
                 continue
             found = next(
-                changes(tree, name, own=mine, rebinding=rebinding, module_of=_resolver(path), target=module), None
+                changes(tree, module, name, exposed, own=mine, rebinding=rebinding, module_of=_resolver(path)), None
             )
             if found is not None:
                 where = (str(path), found)
@@ -105,6 +96,49 @@ class ChangeScans:
         return self._files[root]
 
 
+def _reexports(
+    files: list[tuple[Path, bytes]], module: Path, name: str
+) -> tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]:
+    """The modules that bind the object ``module.name`` at their top level (it, and those
+    that re-export it: ``from ._impl import FLAGS``, re-exports of re-exports too), and the
+    re-exporting files."""
+    exposed: dict[Path, set[str]] = {module: {name}}
+    reexporting: list[tuple[Path, bytes]] = []
+    pending = [(module, name)]
+    for _ in range(_MAX_REEXPORTS):
+        if not pending:
+            break
+        source, bound = pending.pop()
+        line = _from_import_line(_stem(source), bare_relative=source.name == "__init__.py")
+        for path, data in files:
+            if path == source or bound.encode() not in data or not line.search(data):
+                continue
+            tree = _parsed(data)
+            found = _reexported_as(tree, path, source, bound) if tree is not None else set()
+            new = found - exposed.get(path, set())
+            if new:
+                if path not in exposed:
+                    reexporting.append((path, data))
+                exposed.setdefault(path, set()).update(new)
+                pending += [(path, again) for again in new]
+    return exposed, reexporting
+
+
+def _reexported_as(tree: ast.Module, path: Path, source: Path, name: str) -> set[str]:
+    """The names the top level of ``path`` binds to ``source``'s ``name`` by from-imports."""
+    resolve = _resolver(path)
+    bound = set()
+    for node in top_level(tree.body):
+        if isinstance(node, ast.ImportFrom) and resolve("." * node.level + (node.module or "")) == source:
+            bound |= {alias.asname or alias.name for alias in node.names if alias.name == name}
+    return bound
+
+
+def _stem(module: Path) -> str:
+    """The name a module is imported by: ``config`` for ``pkg/config.py``, ``pkg`` for its ``__init__.py``."""
+    return module.parent.name if module.name == "__init__.py" else module.stem
+
+
 _ASSIGN = rb"\s*(?:\[[^\]\n]*\]\s*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
 _METHOD = (
     rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|(?:"
@@ -113,19 +147,60 @@ _METHOD = (
 )
 
 
-def _changed(name: str) -> re.Pattern[bytes]:
-    """A cheap test that a file may change ``name``: it assigns it (``X =``, ``m.X +=``,
-    ``X[k] =``), sets an attribute or calls a method on it, or deletes something of it."""
-    word = rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])"
-    return re.compile(word + rb"(?:" + _ASSIGN + rb"|" + _METHOD + rb")|\bdel\b[^\n]*" + word)
+class _Prefilter:
+    """Cheap tests that a file may change the object: it mentions one of its names and
+    imports one of the modules that bind it (:func:`_imports`), and it changes a name of
+    it through a module (``m.X =``, ``m.X[k] =``, ``m.X.append(...)``, ``del m.X``) or
+    imports the name and changes it in place (``from m import X`` and ``X[k] = v``)."""
+
+    def __init__(self, exposed: Exposed, root: Path | None) -> None:
+        names = sorted({name for bound in exposed.values() for name in bound})
+        stems = sorted({_stem(path) for path in exposed})
+        self.names = [name.encode() for name in names]
+        self.stems = [stem.encode() for stem in stems]
+        #: ``from . import X`` imports from a package's ``__init__.py``, which it does not name.
+        self.bare_relative = any(path.name == "__init__.py" for path in exposed)
+        self.imports = _imports(stems, root.name if root is not None else stems[0], self.bare_relative)
+        word = _words(names)
+        change = rb"(?:" + _ASSIGN + rb"|" + _METHOD + rb")"
+        self.through_module = re.compile(rb"\.\s*" + word + change + rb"|\bdel\b[^\n]*\." + word)
+        self.in_place = re.compile(word + change + rb"|\bdel\b[^\n]*" + word)
+        self.imported = re.compile(rb"(?m)^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b[^\n]*" + word)
+
+    def may_change(self, data: bytes) -> bool:
+        if not any(name in data for name in self.names):
+            return False
+        if not any(stem in data for stem in self.stems) and not (self.bare_relative and b"from ." in data):
+            return False
+        if not self.imports.search(data):
+            return False
+        if self.through_module.search(data):
+            return True
+        return bool(self.imported.search(data) and self.in_place.search(data))
 
 
-def _imports(stem: str) -> re.Pattern[bytes]:
-    """A cheap test that a file imports the module named ``stem``, or from it."""
-    word = rb"(?<![\w])" + re.escape(stem.encode()) + rb"(?![\w])"
-    return re.compile(
-        rb"(?m)^[ \t]*(?:from[ \t]+[\w.]*" + word + rb"[\w.]*[ \t]+import|(?:from|import)\b[^\n]*" + word + rb")"
-    )
+def _words(names: list[str]) -> bytes:
+    return rb"(?<![\w])(?:" + b"|".join(re.escape(name.encode()) for name in names) + rb")(?![\w])"
+
+
+def _imports(stems: list[str], package: str, bare_relative: bool) -> re.Pattern[bytes]:
+    """A cheap test that a file imports one of the modules named ``stems`` of the top-level
+    package ``package``, or from it: an import line naming one that is relative or names the
+    package (imports are followed only inside the importing file's own package); with
+    ``bare_relative``, ``from . import`` too."""
+    inside = rb"(?:from[ \t]+\.|[^\n]*(?<![\w])" + re.escape(package.encode()) + rb"(?![\w]))"
+    pattern = rb"^[ \t]*(?=" + inside + rb")(?:from|import)\b[^\n]*" + _words(stems)
+    if bare_relative:
+        pattern += rb"|^[ \t]*from[ \t]+\.+[ \t]+import\b"
+    return re.compile(rb"(?m)" + pattern)
+
+
+def _from_import_line(stem: str, *, bare_relative: bool) -> re.Pattern[bytes]:
+    """A cheap test for ``from ...stem import`` (``from . import`` too for a package)."""
+    pattern = rb"^[ \t]*from[ \t]+[.\w]*(?<![\w])" + re.escape(stem.encode()) + rb"[ \t]+import\b"
+    if bare_relative:
+        pattern += rb"|^[ \t]*from[ \t]+\.+[ \t]+import\b"
+    return re.compile(rb"(?m)" + pattern)
 
 
 def _read(path: Path) -> bytes:
@@ -145,276 +220,10 @@ def _parsed(data: bytes) -> ast.Module | None:
 
 def _resolver(path: Path) -> Resolve:
     def module_of(dotted: str) -> Path | None:
-        found = module_file(path, dotted)
+        if dotted and not dotted.strip("."):  # ``from . import X``: the package itself
+            found = module_file(path, dotted + "__init__")
+        else:
+            found = module_file(path, dotted)
         return found.resolve() if found is not None else None
 
     return module_of
-
-
-def changes(
-    tree: ast.Module, name: str, *, own: bool, rebinding: bool, module_of: Resolve, target: Path
-) -> Iterator[Found]:
-    """The changes of ``target``'s top-level ``name`` in one parsed file. ``own``: the file
-    is ``target`` itself. ``module_of`` resolves a dotted import name to a module file."""
-    scan = _Scan(name, own, rebinding, module_of, target)
-    scan.body(tree.body, function=None)
-    return iter(scan.found)
-
-
-class _Scan:
-    def __init__(self, name: str, own: bool, rebinding: bool, module_of: Resolve, target: Path) -> None:
-        self.name = name
-        self.own = own
-        self.rebinding = rebinding
-        self.module_of = module_of
-        self.module = target
-        self.found: list[Found] = []
-        #: Local names bound to the target module, and to the object ``target.name``.
-        self.modules: dict[str, str] = {}
-        self.objects: set[str] = set()
-        #: (container, key) pairs known to be missing where the scan is.
-        self.missing: list[tuple[str, str]] = []
-        self._resolved: dict[str, bool] = {}
-
-    # -- walking ------------------------------------------------------------------
-
-    def body(self, statements: list[ast.stmt], function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
-        guards = 0
-        for statement in statements:
-            self.statement(statement, function)
-            present = _returns_when_present(statement)
-            if present is not None:
-                self.missing.append(present)
-                guards += 1
-        del self.missing[len(self.missing) - guards :]
-
-    def statement(self, node: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            self.imports(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.expressions([*node.decorator_list, *node.args.defaults, *node.args.kw_defaults], function)
-            self.body(node.body, node)
-        elif isinstance(node, ast.ClassDef):
-            self.expressions([*node.decorator_list, *node.bases], function)
-            self.body(node.body, function)
-        elif isinstance(node, ast.If):
-            self.expressions([node.test], function)
-            missing = _missing_key(node.test)
-            if missing is not None:
-                self.missing.append(missing)
-            self.body(node.body, function)
-            if missing is not None:
-                self.missing.pop()
-            self.body(node.orelse, function)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
-            self.stores(node, function)
-            self.expressions([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)], function)
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            self.target(node.target, node, function)
-            self.expressions([node.iter], function)
-            self.body(node.body, function)
-            self.body(node.orelse, function)
-        elif isinstance(node, ast.While):
-            self.expressions([node.test], function)
-            self.body(node.body, function)
-            self.body(node.orelse, function)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                self.expressions([item.context_expr], function)
-                if item.optional_vars is not None:
-                    self.target(item.optional_vars, node, function)
-            self.body(node.body, function)
-        elif isinstance(node, _TRY):
-            self.body(node.body, function)
-            looked_up = _item_reads(node.body)
-            for handler in node.handlers:
-                missing = looked_up if _catches_key_error(handler) else []
-                self.missing += missing
-                self.body(handler.body, function)
-                del self.missing[len(self.missing) - len(missing) :]
-            self.body(node.orelse, function)
-            self.body(node.finalbody, function)
-        elif isinstance(node, ast.Match):
-            self.expressions([node.subject], function)
-            for case in node.cases:
-                self.body(case.body, function)
-        else:
-            self.expressions([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)], function)
-
-    def expressions(
-        self, nodes: list[ast.expr | None], function: ast.FunctionDef | ast.AsyncFunctionDef | None
-    ) -> None:
-        for root in nodes:
-            if root is None:
-                continue
-            for node in ast.walk(root):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                    method = node.func.attr
-                    if is_mutating_method(method) and self.is_object(node.func.value, function):
-                        mutation = Mutation(MutationKind.METHOD, method, memoises=method == "setdefault")
-                        self.mutated(node, mutation, function)
-
-    # -- what a statement does ------------------------------------------------------
-
-    def imports(self, node: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                self.modules[bound] = alias.name if alias.asname else bound
-            return
-        module = "." * node.level + (node.module or "")
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            qualified = f"{module}.{alias.name}" if not module.endswith(".") else f"{module}{alias.name}"
-            bound = alias.asname or alias.name
-            if self.resolves(qualified):
-                self.modules[bound] = qualified
-            elif alias.name == self.name and module and self.resolves(module):
-                self.objects.add(bound)
-
-    def stores(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete, function: object) -> None:
-        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            return
-        for target in targets:
-            self.target(target, node, function)
-
-    def target(
-        self, target: ast.expr, statement: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef | None
-    ) -> None:
-        if isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self.target(element, statement, function)
-            return
-        if isinstance(target, ast.Starred):
-            self.target(target.value, statement, function)
-            return
-        augmented = isinstance(statement, ast.AugAssign)
-        deleting = isinstance(statement, ast.Delete)
-        if isinstance(target, ast.Name) and target.id == self.name and self.own:
-            if augmented and self.rebinding:
-                self.found.append(Found(ChangeKind.AUGMENTED, statement.lineno))
-            elif function is not None and self.rebinding and _declares_global(function, self.name):
-                self.found.append(Found(ChangeKind.DECLARED, statement.lineno, Declaration.GLOBAL, function.name))
-            return
-        if isinstance(target, ast.Attribute) and target.attr == self.name and self.is_module(target.value):
-            if self.rebinding:
-                kind = ChangeKind.AUGMENTED if augmented else ChangeKind.ASSIGNED
-                self.found.append(Found(kind, statement.lineno))
-            return
-        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.is_object(target.value, function):
-            if deleting:
-                mutation = Mutation(MutationKind.DELETE)
-            elif isinstance(target, ast.Attribute):
-                mutation = Mutation(MutationKind.ATTRIBUTE, target.attr)
-            else:
-                key = (ast.unparse(target.value), ast.unparse(target.slice))
-                mutation = Mutation(MutationKind.ITEM, memoises=key in self.missing and not augmented)
-            self.mutated(statement, mutation, function)
-
-    def mutated(self, node: ast.AST, mutation: Mutation, function: object) -> None:
-        if mutation.memoises:
-            return
-        if self.own and function is None:
-            return  # the module's own top level runs at import time
-        self.found.append(Found(ChangeKind.MUTATED, getattr(node, "lineno", 0), mutation=mutation))
-
-    # -- what an expression refers to -----------------------------------------------------
-
-    def is_module(self, expr: ast.expr) -> bool:
-        """``config``, ``cfg``, ``pkg.config``: the target module."""
-        dotted = _dotted(expr, self.modules)
-        return dotted is not None and self.resolves(dotted)
-
-    def is_object(self, expr: ast.expr, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
-        """``config.X``, or a name bound to it: ``X`` in the module itself (not shadowed by a
-        local of the function), or imported from it."""
-        if isinstance(expr, ast.Attribute) and expr.attr == self.name:
-            return self.is_module(expr.value)
-        if isinstance(expr, ast.Name):
-            if expr.id in self.objects:
-                return True
-            return self.own and expr.id == self.name and not _local_in(function, self.name)
-        return False
-
-    def resolves(self, dotted: str) -> bool:
-        if dotted not in self._resolved:
-            found = self.module_of(dotted)
-            self._resolved[dotted] = found is not None and found == self.module
-        return self._resolved[dotted]
-
-
-def _dotted(expr: ast.expr, modules: dict[str, str]) -> str | None:
-    if isinstance(expr, ast.Name):
-        return modules.get(expr.id)
-    if isinstance(expr, ast.Attribute):
-        head = _dotted(expr.value, modules)
-        return None if head is None else f"{head}.{expr.attr}"
-    return None
-
-
-def _declares_global(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    return any(isinstance(node, ast.Global) and name in node.names for node in ast.walk(function))
-
-
-def _local_in(function: ast.FunctionDef | ast.AsyncFunctionDef | None, name: str) -> bool:
-    """Whether ``name`` is a local of ``function`` (a parameter, or assigned without ``global``)."""
-    if function is None or _declares_global(function, name):
-        return False
-    arguments = function.args
-    if name in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
-        return True
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            return True
-    return False
-
-
-def _item_reads(statements: list[ast.stmt]) -> list[tuple[str, str]]:
-    """``cache[key]`` looked up in a ``try`` body: (cache, key) pairs."""
-    return [
-        (ast.unparse(node.value), ast.unparse(node.slice))
-        for statement in statements
-        for node in ast.walk(statement)
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
-    ]
-
-
-def _catches_key_error(handler: ast.ExceptHandler) -> bool:
-    """``except KeyError:`` (alone or in a tuple): the key was missing."""
-    kind = handler.type
-    names = kind.elts if isinstance(kind, ast.Tuple) else [kind]
-    return any(isinstance(name, ast.Name) and name.id in ("KeyError", "LookupError") for name in names)
-
-
-def _missing_key(test: ast.expr) -> tuple[str, str] | None:
-    """``key not in cache`` (or ``cache.get(key) is None``): (cache, key) while it holds."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        (operator,), (right,) = test.ops, test.comparators
-        if isinstance(operator, ast.NotIn):
-            return ast.unparse(right), ast.unparse(test.left)
-        left = test.left
-        if (
-            isinstance(operator, ast.Is)
-            and isinstance(right, ast.Constant)
-            and right.value is None
-            and isinstance(left, ast.Call)
-            and isinstance(left.func, ast.Attribute)
-            and left.func.attr == "get"
-            and left.args
-        ):
-            return ast.unparse(left.func.value), ast.unparse(left.args[0])
-    return None
-
-
-def _returns_when_present(statement: ast.stmt) -> tuple[str, str] | None:
-    """``if key in cache: return ...`` with no else: (cache, key), missing after it."""
-    if not isinstance(statement, ast.If) or statement.orelse or not statement.body:
-        return None
-    test = statement.test
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)):
-        return None
-    if not isinstance(statement.body[-1], (ast.Return, ast.Raise)):
-        return None
-    return ast.unparse(test.comparators[0]), ast.unparse(test.left)

@@ -39,7 +39,7 @@ def class_only_names(tree: ast.Module) -> frozenset[str]:
     (an alias or a wrapper function), so an importer's lookup of one needs no parse."""
     classes: set[str] = set()
     others: set[str] = set()
-    for statement in _top_level(tree.body):
+    for statement in top_level(tree.body):
         if isinstance(statement, ast.ClassDef):
             classes.add(statement.name)
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -56,7 +56,7 @@ def value_names(tree: ast.Module) -> frozenset[str]:
     """Top-level names an assignment binds (not only imports, defs and classes): the names
     that can hold data, which a module attribute read (``config.X``) may be state of."""
     found: set[str] = set()
-    for statement in _top_level(tree.body):
+    for statement in top_level(tree.body):
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
             found.update(_stored_names(statement))
     for node in ast.walk(tree):  # ``global X`` in any function can bind X to anything
@@ -65,17 +65,17 @@ def value_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(found)
 
 
-def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Module-level statements, looking into top-level ``if`` and ``try`` blocks."""
     for statement in body:
         if isinstance(statement, ast.If):
-            yield from _top_level(statement.body)
-            yield from _top_level(statement.orelse)
+            yield from top_level(statement.body)
+            yield from top_level(statement.orelse)
         elif isinstance(statement, (ast.Try, ast.TryStar)):
             for block in (statement.body, statement.orelse, statement.finalbody):
-                yield from _top_level(block)
+                yield from top_level(block)
             for handler in statement.handlers:
-                yield from _top_level(handler.body)
+                yield from top_level(handler.body)
         else:
             yield statement
 

@@ -309,3 +309,105 @@ def test_a_file_nothing_registers_stays_clean_and_the_registering_file_is_not_re
     assert run("--no-cache", "pkg/other.py") == (0, [])
     status, found = run("--no-cache", "pkg/kernels.py")
     assert {finding.path for finding in found} == {"pkg/kernels.py"}
+
+
+@pytest.mark.parametrize(
+    ("driver", "cited"),
+    [
+        pytest.param("for USE_FAST in (True, False):\n    pass\n", "reassigned in a loop (config.py:2)", id="top-level-loop"),
+        pytest.param('if __name__ == "__main__":\n    USE_FAST = False\n', "bound more than once (config.py:3)",
+                     id="main-block"),
+    ],
+)  # fmt: skip
+def test_a_flag_its_own_module_rebinds_in_a_loop_or_script_is_state_where_it_is_read(
+    tmp_path: Path, driver: str, cited: str
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": "USE_FAST = True\n" + driver,
+            "pkg/ops.py": """
+                import torch
+                from . import config
+
+                @torch.compiler.allow_in_graph
+                def fast(x):
+                    return x * 2 if config.USE_FAST else x  # AIG302
+            """,
+        },
+    )
+    (finding,) = check(tmp_path, "pkg/ops.py")
+    assert cited in finding.message
+
+
+def test_a_flag_bound_twice_in_straight_line_code_of_its_module_is_not_state(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": "USE_FAST = True\nUSE_FAST = False\n",
+            "pkg/ops.py": """
+                import torch
+                from . import config
+
+                @torch.compiler.allow_in_graph
+                def fast(x):
+                    return x * 2 if config.USE_FAST else x
+            """,
+        },
+    )
+    assert check(tmp_path, "pkg/ops.py") == []
+
+
+@pytest.mark.parametrize(
+    ("exports", "changer"),
+    [
+        pytest.param("from ._impl import FLAGS", "from . import FLAGS\n\ndef off():\n    FLAGS['fast'] = False\n",
+                     id="package-re-export"),
+        pytest.param("from ._impl import FLAGS as OPTIONS", "import pkg\n\ndef off():\n    pkg.OPTIONS.update(fast=False)\n",
+                     id="renamed-through-the-package"),
+        pytest.param("from ._impl import FLAGS", "from .api import FLAGS\n\ndef off():\n    FLAGS.clear()\n",
+                     id="re-exported-twice"),
+    ],
+)  # fmt: skip
+def test_a_container_changed_through_a_re_export_is_state(tmp_path: Path, exports: str, changer: str) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": exports + "\n",
+            "pkg/api.py": "from pkg import FLAGS\n" if "api" in changer else "",
+            "pkg/_impl.py": """
+                import torch
+
+                FLAGS = {"fast": True}
+
+                @torch.compiler.allow_in_graph
+                def gated(x):
+                    return x * 2 if FLAGS["fast"] else x  # AIG302
+            """,
+            "pkg/switch.py": changer,
+        },
+    )
+    (finding,) = check(tmp_path, "pkg/_impl.py")
+    assert "(switch.py:" in finding.message
+
+
+def test_rebinding_a_re_export_leaves_the_original_as_it_was(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from ._impl import FLAGS\n",
+            "pkg/_impl.py": """
+                import torch
+
+                FLAGS = {"fast": True}
+
+                @torch.compiler.allow_in_graph
+                def gated(x):
+                    return x * 2 if FLAGS["fast"] else x
+            """,
+            "pkg/switch.py": "import pkg\n\ndef off():\n    pkg.FLAGS = {'fast': False}\n",
+        },
+    )
+    assert check(tmp_path, "pkg/_impl.py") == []

@@ -264,6 +264,10 @@ def _constant(p: Parsed, name: str, seen: set[str]) -> tuple[list[Top], str | No
     top = p.owner(p.line(found[0])) if len(found) == 1 and p.module_level(found[0]) else None
     if top is None:
         return [], f"reads {name}, which is not bound once by module-level code"
+    if any(p.owner(p.line(access)) not in (top, *p.defs()) for access in p.accesses.get(name, ())):
+        # ``_BLOCKS.append(128)`` at the top level: moved away, the object would be shared with code
+        # that runs whenever the original module is imported, no longer before anything can call it.
+        return [], f"reads {name}, which the module's top-level code uses too"
     if isinstance(top.node, cst.SimpleStatementLine) and len(top.node.body) == 1:
         statement = top.node.body[0]
         single = (
