@@ -52,11 +52,12 @@ if TYPE_CHECKING:
     from checker.rules.base import Fix
 
 
-def new_index() -> Project:
-    """A project index of its own, for a caller that keeps none."""
+def new_index(registered_names: Collection[str] = ()) -> Project:
+    """A project index of its own, for a caller that keeps none; ``registered_names``:
+    the functions the project registers, found by a text scan (see ``Project``)."""
     from checker.project import Project
 
-    return Project()
+    return Project(frozenset(registered_names))
 
 
 def import_analysis() -> None:

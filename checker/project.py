@@ -23,6 +23,7 @@ import libcst as cst
 
 from checker.change_scan import ChangeScans
 from checker.discovery import DEFAULT_EXCLUDES
+from checker.facts.annotations import Judgement
 from checker.facts.captures import Helper
 from checker.facts.changes import Change
 from checker.facts.classes import ClassModel
@@ -33,9 +34,10 @@ from checker.facts.places import seen_from
 from checker.facts.scopes import Binding, BindingKind
 from checker.facts.targets import Body, Target
 from checker.links import Place, Registrar
-from checker.mentions import class_only_names, may_register, value_names
+from checker.outlines import Outlines
 from checker.packages import candidates, module_file
-from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
+from checker.source import PREFILTER, decode_source, python_gate
+from checker.torch_api import Marker
 
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
@@ -51,16 +53,20 @@ _COLLECT_EVERY = 16
 
 
 class Project:
-    def __init__(self) -> None:
+    """``registered_names``: the names of the functions the project registers, as far as
+    the run's text scan found them; calls of an imported function are judged against a
+    registration in its module only for these, which spares most modules an outline."""
+
+    def __init__(self, registered_names: frozenset[str] = frozenset()) -> None:
+        self.registered_names = registered_names
         self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
         self._dropped = 0
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
-        self._outlines: dict[Path, tuple[Stamp, _Outline]] = {}
+        self._outlines = Outlines(_MAX_MODULES * 4)
         self._module_files: dict[tuple[str, str], str | None] = {}
         self._registered: dict[tuple[str, str], Target | None] = {}
-        self._values: dict[Path, tuple[Stamp | None, frozenset[str]]] = {}
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
@@ -116,22 +122,14 @@ class Project:
     def _may_bind_registrar(self, path: Path, attribute: str) -> bool:
         """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
         registrar only if its code names the API, and not to a name only classes bind."""
-        key = path.resolve()
-        stamp = _stamp(key)
-        if stamp is None:
+        if not self._outlines.mentions_api(path):
             return False
-        cached = self._outlines.get(key)
-        if cached is None or cached[0] != stamp:
-            if len(self._outlines) >= _MAX_MODULES * 4:
-                self._outlines.clear()
-            cached = self._outlines[key] = (stamp, _outline(key))
-        outline = cached[1]
+        outline = self._outlines.of(path)
         return outline.registers and attribute not in outline.classes
 
     def _vetted(self, key: Path, stamp: Stamp) -> bool:
         """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""
-        cached = self._outlines.get(key)
-        return cached is not None and cached[0] == stamp and cached[1].registers
+        return self._outlines.stamp(key) == stamp and self._outlines.of(key).safe
 
     # -- the questions of ModuleIndex --------------------------------------------
 
@@ -176,12 +174,7 @@ class Project:
         return self._module_files[key]
 
     def holds_value(self, module: str, name: str) -> bool:
-        key = Path(module)
-        stamp = _stamp(key)
-        cached = self._values.get(key)
-        if cached is None or cached[0] != stamp:
-            cached = self._values[key] = (stamp, _value_names(key))
-        return name in cached[1]
+        return name in self._outlines.of(Path(module)).values
 
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
         found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
@@ -193,6 +186,26 @@ class Project:
         place = Place(seen_from(path, checked), evidence.line)
         return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
 
+    def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
+        found = self._bound(importer, qualified)
+        if found is None:
+            return None
+        facts = found.facts
+        with facts.inference.following_imports():
+            return facts.judge.alias_members(found.name, facts.tree.module, result, inside)
+
+    def markers(self, module: str, name: str, checked: str) -> list[tuple[Marker, Place]]:
+        facts = self.facts(Path(module), require_api=False)
+        if facts is None:
+            return []
+        places = facts.capture_finder.places
+        definitions = [b.definition for b in facts.tree.module.bindings.get(name, []) if b.definition is not None]
+        return [
+            (marker, places.place(node, checked))
+            for definition in definitions
+            for marker, node in facts.markers.of_definitions.get(definition, [])
+        ]
+
     def registered_target(self, importer: str, qualified: str) -> Target | None:
         key = (importer, qualified)
         if key not in self._registered:
@@ -200,14 +213,17 @@ class Project:
         return self._registered[key]
 
     def _registered_target(self, importer: str, qualified: str) -> Target | None:
-        found = self.lookup(importer, qualified, require_api=False)
-        if found is None or not self._may_bind_registrar(Path(found[0].path), found[1]):
-            return None  # a module that never mentions the API registers nothing
-        bound = self._bound(importer, qualified)
-        if bound is None or len(bound.bindings) != 1 or bound.bindings[0].kind is not BindingKind.FUNCTION:
+        where = self._outlines.defined_at(importer, qualified)
+        if where is None:
             return None
-        definition = bound.bindings[0].definition
-        return next((t for t in bound.facts.honoured_targets if t.definition is definition), None)
+        path, name = where
+        if not self._outlines.mentions_api(path) or name not in self._outlines.of(path).registered:
+            return None  # no registration plausibly applies to it there: no libcst parse
+        facts = self.facts(path, require_api=False)
+        if facts is None:
+            return None
+        definitions = {b.definition for b in facts.tree.module.bindings.get(name, []) if b.kind is BindingKind.FUNCTION}
+        return next((t for t in facts.honoured_targets if t.definition in definitions), None)
 
     # -- following imports ----------------------------------------------------------
 
@@ -321,36 +337,6 @@ def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
 def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
     """The registrar a module binds to ``attribute`` at its top level, if any."""
     return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
-
-
-@dataclass(frozen=True)
-class _Outline:
-    registers: bool
-    classes: frozenset[str] = frozenset()
-
-
-def _outline(path: Path) -> _Outline:
-    try:
-        data = path.read_bytes()
-        if PREFILTER not in data:
-            return _Outline(registers=False)  # a module that never mentions the API cannot register
-        gate = python_gate(decode_source(data))
-    except (OSError, SyntaxError, UnicodeError, LookupError):
-        return _Outline(registers=False)
-    if gate.refused is not None:
-        return _Outline(registers=False)
-    if gate.tree is None:
-        return _Outline(registers=True)  # newer syntax than this interpreter's: libcst decides
-    return _Outline(may_register(gate.tree, API_ONLY), class_only_names(gate.tree))
-
-
-def _value_names(path: Path) -> frozenset[str]:
-    """The top-level names an assignment of the module binds, read by CPython's parser."""
-    try:
-        gate = python_gate(decode_source(path.read_bytes()))
-    except (OSError, SyntaxError, UnicodeError, LookupError):
-        return frozenset()
-    return value_names(gate.tree) if gate.tree is not None else frozenset()
 
 
 def _stamp(path: Path) -> Stamp | None:

@@ -63,6 +63,8 @@ class Options:
     fix: bool = False
     unused_noqa: bool = False
     prefilter: Prefilter = API_ONLY
+    #: The names of the functions the project registers (see ``checker.project.Project``).
+    registered: tuple[str, ...] = ()
 
     @property
     def cacheable(self) -> bool:
@@ -173,7 +175,9 @@ class _Pipeline:
             # Once, here, so that the workers forked now (and those of the later passes)
             # inherit it, instead of each importing libcst and the analysis on its first file.
             import_analysis()
-        self.pool = ProcessPoolExecutor(max_workers=self.options.workers, initializer=_start_worker)
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.options.workers, initializer=_start_worker, initargs=(self.options.registered,)
+        )
         for waiting in self.held:
             waiting.send(self.pool)
         self.held = []
@@ -266,10 +270,10 @@ def _own_index() -> Callable[[], Project]:
 _worker_index: Project | None = None
 
 
-def _start_worker() -> None:
+def _start_worker(registered: tuple[str, ...]) -> None:
     global _worker_index
     gc.disable()  # as in the parent: see quiet_gc
-    _worker_index = new_index()
+    _worker_index = new_index(registered)
 
 
 def _work_in_worker(item: tuple[bytes, Job, Options]) -> Outcome:

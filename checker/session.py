@@ -35,8 +35,9 @@ from checker.cache import Cache
 from checker.discovery import DEFAULT_EXCLUDES
 from checker.engine import FileReport, Outcome, new_index
 from checker.links import Elsewhere
+from checker.outlines import Outlines
 from checker.packages import project_files, project_root
-from checker.reverse_scan import may_register_from
+from checker.reverse_scan import may_register_from, registered_by_text
 from checker.schedule import Job, Options, check_outcomes
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
@@ -68,15 +69,18 @@ class Session:
     def index(self) -> Project:
         """The project index of this process, made on first use: a run answered from the
         cache imports no analysis."""
-        return new_index()
+        return new_index(self.options.registered)
 
     def check(self, jobs: Sequence[Job], job_for: JobFor, named: Sequence[str] = ()) -> list[Checked]:
         """Every job's final report, in order, then those of the defining files that only
         registrations made elsewhere brought in. ``named``: the files named on their own,
         whose project is searched for registrations of their defs."""
         checked = list(jobs)
+        imported = _registered_imports(named)
+        names = sorted(imported.union(*(registered_by_text(job.path) for job in checked)))
+        self.options = replace(self.options, registered=tuple(names))
         outcomes = list(check_outcomes(checked, self.options, self.cache, self.progress, lambda: self.index))
-        self._widen_for_aliases(checked, outcomes)
+        self._widen_for_aliases(checked, outcomes, imported)
         registering = self._registering(named, checked, job_for)
         self._hand_off(checked, outcomes, job_for, registering)
         return [Checked(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
@@ -128,18 +132,25 @@ class Session:
     def _again(self, jobs: Sequence[Job], options: Options) -> list[Outcome]:
         return list(check_outcomes(jobs, options, self.cache, index=lambda: self.index))
 
-    def _widen_for_aliases(self, jobs: list[Job], outcomes: list[Outcome]) -> None:
+    def _widen_for_aliases(self, jobs: list[Job], outcomes: list[Outcome], imported: set[str]) -> None:
         """Check again the skipped files that mention an alias the first pass found, or
-        import a function it found registered."""
+        import a function it found registered (or one of ``imported``)."""
         aliases = sorted(
             {name for outcome in outcomes for name in outcome.links.exports if "allow_in_graph" not in name}
         )
-        registered = sorted({name for outcome in outcomes for name in outcome.links.registered})
+        registered = sorted({name for outcome in outcomes for name in outcome.links.registered} | imported)
         if not aliases and not registered:
             return
-        again = [i for i, outcome in enumerate(outcomes) if not outcome.report.parsed and not outcome.report.findings]
-        wider = replace(self.options, prefilter=Prefilter(tuple(aliases), tuple(registered)))
-        for i, outcome in zip(again, self._again([jobs[i] for i in again], wider), strict=True):
+        prefilter = Prefilter(tuple(aliases), tuple(registered))
+        wider = replace(self.options, prefilter=prefilter)
+        again = []
+        for i, outcome in enumerate(outcomes):
+            if outcome.report.parsed or outcome.report.findings:
+                continue
+            job = _only_calls(jobs[i], prefilter)
+            if job is not None:
+                again.append((i, job))
+        for (i, _), outcome in zip(again, self._again([job for _, job in again], wider), strict=True):
             outcomes[i] = outcome
 
     def _hand_off(
@@ -170,6 +181,41 @@ class Session:
             again.append((i, replace(jobs[i], elsewhere=tuple(registrations))))
         for (i, _), outcome in zip(again, self._again([job for _, job in again], self.options), strict=True):
             outcomes[i] = outcome
+
+
+#: The rules a file that only imports a registered function can break: it registers
+#: nothing, so only the arguments of its calls of the function are judged.
+_CALL_RULES = frozenset({"AIG104"})
+
+
+def _only_calls(job: Job, prefilter: Prefilter) -> Job | None:
+    """The job for a file the first pass skipped: as it is when it mentions an alias of a
+    registrar, with the call rules alone when it only imports a registered function, or
+    None when it does neither (nothing to read again)."""
+    try:
+        data = Path(job.path).read_bytes()
+    except OSError:
+        return job  # the check itself reports what is wrong
+    if prefilter.names_an_alias(data):  # (the API itself the first pass judged already)
+        return job
+    if not prefilter.imports(data):
+        return None
+    codes = tuple(code for code in job.codes if code in _CALL_RULES)
+    return replace(job, codes=codes) if codes else None
+
+
+def _registered_imports(named: Sequence[str]) -> set[str]:
+    """The names the files named alone import from their project that the importing
+    module's project registers there (by CPython's outlines, without libcst): their calls
+    are judged even when no file that registers them is checked."""
+    outlines = Outlines(limit=64)
+    found: set[str] = set()
+    for path in named:
+        for bound, qualified in outlines.of(Path(path)).reexports.items():
+            where = outlines.defined_at(path, qualified)
+            if where is not None and where[1] in outlines.of(where[0]).registered:
+                found.add(bound)
+    return found
 
 
 def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> bool:

@@ -74,6 +74,14 @@ class Prefilter:
     def longest(self) -> int:
         return max([len(PREFILTER), *(len(name.encode()) for name in self.aliases)])
 
+    def names_an_alias(self, data: bytes) -> bool:
+        """Whether the bytes mention one of ``aliases`` (the API itself aside)."""
+        return self._aliases is not None and self._aliases.search(data) is not None
+
+    def imports(self, data: bytes) -> bool:
+        """Whether an import line names one of ``imported``."""
+        return self._imports is not None and self._imports.search(data) is not None
+
     def matches(self, data: bytes) -> bool:
         if PREFILTER in data:
             return True

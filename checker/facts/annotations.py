@@ -16,6 +16,7 @@ member that earned it, so a message can name ``np.ndarray`` inside
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import libcst as cst
 
@@ -24,7 +25,7 @@ from checker.contract import Entry, UserClass, Verdict
 from checker.facts.classes import ClassModel
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
-from checker.facts.scopes import BindingKind, Scope
+from checker.facts.scopes import Binding, BindingKind, Scope
 from checker.torch_api import is_torch_module_class
 
 #: Worst first: the verdict an annotation gets is the first one any member earns.
@@ -51,11 +52,22 @@ class Judgement:
 _NOTHING = Judgement(Verdict.UNKNOWN, "", Entry(Verdict.UNKNOWN, ""))
 
 
+class ImportedAliases(Protocol):
+    """What judging an annotation asks of the other modules of the project."""
+
+    def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
+        """The members of the type alias ``qualified`` (imported by the module at
+        ``importer``), judged in the project module that binds it; None where that is
+        not a type alias or not in the project."""
+        ...
+
+
 class AnnotationJudge:
-    def __init__(self, inference: Inference) -> None:
+    def __init__(self, inference: Inference, index: ImportedAliases | None = None) -> None:
         self.inference = inference
-        #: Aliases followed once each, so that an alias of itself ends.
-        self._expanding: set[tuple[cst.BaseExpression, Scope]] = set()
+        self.index = index
+        #: The aliases being expanded, so that an alias of itself ends.
+        self._expanding: set[Binding] = set()
 
     def argument(self, annotation: cst.BaseExpression, scope: Scope) -> Judgement:
         return self._judge(annotation, scope, result=False, inside=False)
@@ -77,29 +89,40 @@ class AnnotationJudge:
             return [self._entry("builtins.NoneType", "None", result, inside)]
         if isinstance(expr, cst.Subscript):
             return self._generic(expr, scope, result, inside)
-        alias = self._alias(expr, scope)
-        if alias is not None:
-            value, where = alias
-            return self._members(value, where, result, inside)
+        if isinstance(expr, cst.Name):
+            members = self.alias_members(expr.value, scope, result, inside)
+            if members is None:
+                members = self._imported_alias(expr.value, scope, result, inside)
+            if members is not None:
+                return members
         return [self._named(expr, scope, result, inside)]
 
-    def _alias(self, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, Scope] | None:
-        """What a type alias of the module stands for: ``Act = Callable[...]``, ``Act:
-        TypeAlias = ...``, ``MaybeAct = Optional[Act]``; only an annotation-shaped value
-        bound once (a subscript, a union, a string), each alias followed once."""
-        if not isinstance(expr, cst.Name) or (expr, scope) in self._expanding:
-            return None
-        bindings = self.inference.tree.bindings(scope, expr.value)
+    def alias_members(self, name: str, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
+        """The members of what a type alias of the module stands for: ``Act = Callable[...]``,
+        ``Act: TypeAlias = ...``, ``MaybeAct = Optional[Act]``; only an annotation-shaped
+        value bound once (a subscript, a union, a string). None: ``name`` is no such alias."""
+        bindings = self.inference.tree.bindings(scope, name)
         if len(bindings) != 1 or bindings[0].kind not in (BindingKind.ASSIGN, BindingKind.ANNOTATION):
             return None
-        value = bindings[0].value
+        alias = bindings[0]
+        value = alias.value
         shaped = isinstance(value, (cst.Subscript, cst.SimpleString)) or (
             isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr)
         )
-        if value is None or not shaped:
+        if value is None or not shaped or alias in self._expanding:
             return None
-        self._expanding.add((expr, scope))
-        return value, bindings[0].written_in
+        self._expanding.add(alias)
+        try:
+            return self._members(value, alias.written_in, result, inside)
+        finally:
+            self._expanding.discard(alias)
+
+    def _imported_alias(self, name: str, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
+        """``from .types import Act``: what the alias stands for in the module that binds it."""
+        bindings = self.inference.tree.bindings(scope, name)
+        if self.index is None or len(bindings) != 1 or bindings[0].statement is None or not bindings[0].imported:
+            return None
+        return self.index.alias_members(self.inference.path, bindings[0].imported, result, inside)
 
     def _generic(self, expr: cst.Subscript, scope: Scope, result: bool, inside: bool) -> list[Judgement]:
         names = self.inference.qualified_names(expr.value, scope)
@@ -121,16 +144,18 @@ class AnnotationJudge:
         return [self._named(expr.value, scope, result, inside)]
 
     def _named(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement:
+        """What the contract says of the name (``torch.SymInt``, even where torch's own
+        source defines it), else of the user class it is."""
         spelled = _source(expr)
-        inferred = self.inference.infer(expr, scope)
-        if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
-            return self._user_class(self.inference.class_model(inferred.definition), spelled, result)
         for name in sorted(self.inference.qualified_names(expr, scope)):
             if is_torch_module_class(name):
                 name = "torch.nn.Module"  # nn.Linear and friends are modules
             judged = self._entry(name, spelled, result, inside)
             if judged.verdict is not Verdict.UNKNOWN:
                 return judged
+        inferred = self.inference.infer(expr, scope)
+        if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
+            return self._user_class(self.inference.class_model(inferred.definition), spelled, result)
         return _NOTHING
 
     def _entry(self, qualified: str, spelled: str, result: bool, inside: bool) -> Judgement:

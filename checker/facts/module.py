@@ -9,14 +9,14 @@ from typing import Protocol
 import libcst as cst
 
 from checker import torch_api as api
-from checker.facts.annotations import AnnotationJudge
+from checker.facts.annotations import AnnotationJudge, ImportedAliases
 from checker.facts.bodies import BodyEvents, Event
 from checker.facts.captures import Capture, CaptureFinder, CaptureIndex
 from checker.facts.handoffs import Handoff, handoffs, registered_elsewhere
 from checker.facts.inference import ImportedNames, Inference
 from checker.facts.kinds import Kind
+from checker.facts.markers import Applied, ImportedMarkers, Markers
 from checker.facts.registrations import (
-    Form,
     ImportedRegistrars,
     Registrars,
     Registration,
@@ -24,7 +24,7 @@ from checker.facts.registrations import (
     registered_argument,
 )
 from checker.facts.scope_builder import build_tree
-from checker.facts.scopes import BindingKind, Scope, all_params
+from checker.facts.scopes import Scope, all_params
 from checker.facts.targets import Body, Target, TargetKind, TargetResolver
 from checker.facts.values import Values
 from checker.links import Elsewhere
@@ -37,13 +37,19 @@ _COMPILED_CALL_DEPTH = 4
 class ImportedRegistrations(Protocol):
     """What finding the calls of registered functions asks of the other modules."""
 
+    #: The names of the functions the project registers (a registration of another
+    #: module's function is asked about only for these).
+    registered_names: frozenset[str]
+
     def registered_target(self, importer: str, qualified: str) -> Target | None:
         """The honoured registration, in the project module that defines it, of the function
         ``qualified`` (imported by the module at ``importer``) names, or None."""
         ...
 
 
-class ModuleIndex(ImportedNames, ImportedRegistrars, CaptureIndex, ImportedRegistrations, Protocol):
+class ModuleIndex(
+    ImportedNames, ImportedRegistrars, CaptureIndex, ImportedRegistrations, ImportedMarkers, ImportedAliases, Protocol
+):
     """Everything the facts of one module may ask about the other modules of the project.
 
     Each part is declared by the fact that asks it; the project index
@@ -88,7 +94,8 @@ class ModuleFacts:
     @cached_property
     def handoffs(self) -> list[Handoff]:
         """Registrations here of defs and classes that other modules of the project define."""
-        return list(handoffs(self.registrations, self.inference, self.index))
+        found = handoffs(self.registrations, self.inference, self.index)
+        return [handoff for handoff in found if not self.markers.overrides_import(handoff.registration)]
 
     @cached_property
     def targets(self) -> list[Target]:
@@ -109,10 +116,7 @@ class ModuleFacts:
             if isinstance(definition, cst.FunctionDef):
                 if self.inference.decorator_names(definition, scope) & api.OPAQUE_DECORATORS:
                     registered.add(definition)
-        for definition, markers in self.markers.items():
-            if any(marker.wins_in_any_order for marker, _ in markers):
-                registered.add(definition)
-        return frozenset(registered)
+        return frozenset(registered | self.markers.winning_definitions())
 
     @cached_property
     def events(self) -> list[tuple[Body, Event]]:
@@ -122,7 +126,7 @@ class ModuleFacts:
 
     @cached_property
     def judge(self) -> AnnotationJudge:
-        return AnnotationJudge(self.inference)
+        return AnnotationJudge(self.inference, self.index)
 
     @cached_property
     def values(self) -> Values:
@@ -176,7 +180,7 @@ class ModuleFacts:
         if self.index is None:
             return None
         for name in sorted(names):
-            if not name.startswith("builtins."):
+            if name.rpartition(".")[2] in self.index.registered_names:
                 target = self.index.registered_target(self.path, name)
                 if target is not None:
                     return target
@@ -192,10 +196,7 @@ class ModuleFacts:
             if isinstance(target.definition, cst.FunctionDef)
             and self.tree.scope_of[target.definition].parent is self.tree.module
         }
-        for target in self.honoured_targets:
-            argument = target.registration.argument
-            if target.kind is TargetKind.UNRESOLVED and isinstance(argument, cst.Name):
-                names.add(argument.value)
+        names.update(handoff.name for handoff in self.handoffs)  # defs of other modules registered here
         return tuple(sorted(names))
 
     def _registered_imports(self) -> dict[str, Target]:
@@ -216,25 +217,8 @@ class ModuleFacts:
         return [target for target in self.targets if self.overriding_marker(target) is None]
 
     def overriding_marker(self, target: Target) -> api.Marker | None:
-        """The marker that wins over this registration, when the code says which one does.
-
-        nonstrict_trace and leaf_function win in either order; a decorator applied
-        after (above) ``@allow_in_graph`` wins (evidence/dynamo/FINDINGS.md D2).
-        """
-        if target.definition is None:
-            return None
-        for marker, node in self.markers.get(target.definition, []):
-            if marker.wins_in_any_order:
-                return marker
-            definition = target.definition
-            if (
-                isinstance(node, cst.Decorator)
-                and isinstance(definition, (cst.FunctionDef, cst.ClassDef))
-                and target.registration.form is Form.DECORATOR
-                and list(definition.decorators).index(node) < target.registration.decorator_index
-            ):
-                return marker
-        return None
+        """The marker that wins over this registration, when the code says which one does."""
+        return self.markers.overriding(target)
 
     def captures(self) -> Iterator[Capture]:
         """Every capture of every honoured body (and the helpers it calls), each body once."""
@@ -257,39 +241,22 @@ class ModuleFacts:
         return names
 
     @cached_property
-    def markers(self) -> dict[cst.CSTNode, list[tuple[api.Marker, cst.CSTNode]]]:
-        """Definition -> the other Dynamo markers applied to it (decorators and calls)."""
-        found: dict[cst.CSTNode, list[tuple[api.Marker, cst.CSTNode]]] = {}
-        for definition, scope in self.tree.definitions:
-            for decorator in definition.decorators:
-                marker = self._marker(decorator.decorator, scope)
-                if marker is not None:
-                    found.setdefault(definition, []).append((marker, decorator))
-        for call, scope in self.tree.calls:
-            marker = self._marker(call.func, scope)
-            argument = registered_argument(call)
-            if marker is None or argument is None:
-                continue
-            for definition in self._definitions_of(argument, scope):
-                found.setdefault(definition, []).append((marker, call))
-        return found
+    def markers(self) -> Markers:
+        """The other Dynamo markers applied here to what this module registers."""
+        return Markers(self.tree, self.inference, self.registrations)
 
-    def _marker(self, expr: cst.BaseExpression, scope: Scope) -> api.Marker | None:
-        if isinstance(expr, cst.Call):
-            expr = expr.func
-        for name in self.inference.qualified_names(expr, scope):
-            if name in api.CONFLICTING_MARKERS:
-                return api.CONFLICTING_MARKERS[name]
-        return None
+    def markers_on(self, target: Target) -> list[Applied]:
+        """The markers applied to what ``target`` registers: here, and for another module's
+        def or class registered here, by the module that defines it."""
+        applied: list[Applied] = list(self.markers.on(target))
+        handoff = self._handed_off.get(id(target.registration.site))
+        if handoff is not None and self.index is not None:
+            applied += self.index.markers(handoff.path, handoff.name, self.path)
+        return applied
 
-    def _definitions_of(self, expr: cst.BaseExpression, scope: Scope) -> list[cst.CSTNode]:
-        if isinstance(expr, cst.Name):
-            return [
-                b.definition for b in self.tree.bindings(scope, expr.value)
-                if b.kind in (BindingKind.FUNCTION, BindingKind.CLASS) and b.definition is not None
-            ]  # fmt: skip
-        inferred = self.inference.infer(expr, scope)
-        return [inferred.definition] if inferred.kind is Kind.FUNCTION and inferred.definition is not None else []
+    @cached_property
+    def _handed_off(self) -> dict[int, Handoff]:
+        return {id(handoff.registration.site): handoff for handoff in self.handoffs}
 
     @cached_property
     def compiled(self) -> dict[cst.CSTNode, cst.CSTNode]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
 from checker.facts.module import ModuleFacts
+from checker.facts.registrations import Form
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 
@@ -99,13 +102,14 @@ class ConflictingMarkers(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for target in facts.targets:
-            if target.definition is None:
-                continue
-            for marker, node in facts.markers.get(target.definition, []):
+            if target.registration.form is Form.ELSEWHERE:
+                continue  # reported at the registration, by the module that registers it
+            for marker, where in facts.markers_on(target):
+                cited = ("line ", where) if isinstance(where, cst.CSTNode) else (words.place(where),)
                 yield report(
                     target.registration.site,
-                    f"{words.registration(target.registration)}: {target.display} is also marked {marker.value} (line ",
-                    node,
+                    f"{words.registration(target.registration)}: {target.display} is also marked {marker.value} (",
+                    *cited,
                     "); the markers ask Dynamo for different treatments and which one wins depends on their order "
                     "and torch internals; keep only the one you mean",
                 )

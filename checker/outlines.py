@@ -1,0 +1,156 @@
+"""What CPython's parser tells about a module, before (and often instead of) libcst.
+
+The project index asks other modules small questions: can this module bind a
+registrar, is this name only a class, does an assignment bind it, where does it
+re-export it from, does a registration plausibly apply to it. CPython's parser answers
+them at a tenth of libcst's cost, so a module is parsed with libcst only when its
+outline says the answer may matter.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checker.mentions import class_only_names, may_register, top_level, value_names
+from checker.packages import candidates
+from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
+
+#: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
+Stamp = tuple[int, int]
+#: How many re-exports deep an imported name is followed to the module that binds it.
+_MAX_REEXPORTS = 8
+
+
+@dataclass(frozen=True)
+class Outline:
+    """``registers``: its code can name a registrar; ``classes``: top-level names only
+    classes bind; ``values``: names an assignment binds; ``reexports``: top-level
+    ``from m import x [as y]`` (y -> ``m.x``); ``registered``: names a registration of
+    the API plausibly applies to (decorated with it, passed to it)."""
+
+    registers: bool = False
+    #: CPython's parser read it and found nothing that would crash libcst.
+    safe: bool = False
+    classes: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
+    reexports: Mapping[str, str] = field(default_factory=dict)
+    registered: frozenset[str] = frozenset()
+
+
+#: The outline of a module that cannot be read or parsed.
+EMPTY = Outline()
+
+
+def outline(path: Path) -> Outline:
+    try:
+        data = path.read_bytes()
+        gate = python_gate(decode_source(data))
+    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return EMPTY
+    if gate.refused is not None:
+        return EMPTY
+    mentions = PREFILTER in data
+    if gate.tree is None:  # newer syntax than this interpreter's: libcst decides
+        return Outline(registers=mentions, safe=True)
+    tree = gate.tree
+    return Outline(
+        registers=mentions and may_register(tree, API_ONLY),
+        safe=True,
+        classes=class_only_names(tree),
+        values=value_names(tree),
+        reexports=dict(_reexports(tree)),
+        registered=frozenset(_registered(tree)) if mentions else frozenset(),
+    )
+
+
+class Outlines:
+    """Outlines kept per file while it is unchanged (a bounded number)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._kept: dict[Path, tuple[Stamp, Outline]] = {}
+        self._mentions: dict[Path, tuple[Stamp, bool]] = {}
+
+    def mentions_api(self, path: Path) -> bool:
+        """Whether the file's bytes mention the API at all (no parse: most files do not)."""
+        key = path.resolve()
+        stamp = _stamp(key)
+        if stamp is None:
+            return False
+        cached = self._mentions.get(key)
+        if cached is None or cached[0] != stamp:
+            if len(self._mentions) >= self.limit * 16:
+                self._mentions.clear()
+            try:
+                cached = self._mentions[key] = (stamp, PREFILTER in key.read_bytes())
+            except OSError:
+                return False
+        return cached[1]
+
+    def of(self, path: Path) -> Outline:
+        key = path.resolve()
+        stamp = _stamp(key)
+        if stamp is None:
+            return EMPTY
+        cached = self._kept.get(key)
+        if cached is None or cached[0] != stamp:
+            if len(self._kept) >= self.limit:
+                self._kept.clear()
+            cached = self._kept[key] = (stamp, outline(key))
+        return cached[1]
+
+    def defined_at(self, importer: str, qualified: str, depth: int = 0) -> tuple[Path, str] | None:
+        """The module file and name an imported name is bound by, re-exports followed;
+        None outside the project or in a cycle."""
+        if depth > _MAX_REEXPORTS:
+            return None
+        for path, attribute in candidates(Path(importer), qualified):
+            further = self.of(path).reexports.get(attribute)
+            if further is None:
+                return path.resolve(), attribute
+            return self.defined_at(str(path), further, depth + 1)
+        return None
+
+    def stamp(self, path: Path) -> Stamp | None:
+        cached = self._kept.get(path.resolve())
+        return cached[0] if cached is not None else None
+
+
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+def _reexports(tree: ast.Module) -> Iterator[tuple[str, str]]:
+    for statement in top_level(tree.body):
+        if isinstance(statement, ast.ImportFrom):
+            module = "." * statement.level + (statement.module or "")
+            for alias in statement.names:
+                if alias.name != "*":
+                    joined = f"{module}{alias.name}" if module.endswith(".") else f"{module}.{alias.name}"
+                    yield alias.asname or alias.name, joined
+
+
+def _names_the_api(expr: ast.expr) -> bool:
+    node = expr.func if isinstance(expr, ast.Call) else expr
+    text = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return "allow_in_graph" in text and "disallow" not in text
+
+
+def _registered(tree: ast.Module) -> Iterator[str]:
+    """Top-level defs and classes decorated with the API, and names passed to it."""
+    for statement in top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any(_names_the_api(decorator) for decorator in statement.decorator_list):
+                yield statement.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
+            argument = node.args[0]
+            if isinstance(argument, ast.Name):
+                yield argument.id
