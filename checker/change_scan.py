@@ -53,6 +53,7 @@ class ChangeScans:
         self.skip = skip
         self._files: dict[Path, list[tuple[Path, bytes]]] = {}
         self._answers: dict[tuple[Path, str, bool, bool], Scanned] = {}
+        self._reexports: dict[tuple[Path, str], tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]] = {}
 
     def change(self, module: Path, name: str, *, own: bool, rebinding: bool) -> Scanned:
         module = module.resolve()
@@ -63,7 +64,9 @@ class ChangeScans:
 
     def _scan(self, module: Path, name: str, own: bool, rebinding: bool) -> Scanned:
         files = self._project(module)
-        exposed, reexporting = _reexports(files, module, name)
+        if (module, name) not in self._reexports:
+            self._reexports[module, name] = _reexports(files, module, name)
+        exposed, reexporting = self._reexports[module, name]
         prefilter = _Prefilter(exposed, project_root(module))
         where: tuple[str, Found] | None = None
         consulted = [(str(path), hashlib.sha256(data).hexdigest()) for path, data in reexporting]
@@ -109,9 +112,13 @@ def _reexports(
         if not pending:
             break
         source, bound = pending.pop()
-        line = _from_import_line(_stem(source), bare_relative=source.name == "__init__.py")
+        package = source.name == "__init__.py"
+        needles = (bound.encode(), _stem(source).encode())
+        line = _from_import_line(_stem(source), bound, bare_relative=package)
         for path, data in files:
-            if path == source or bound.encode() not in data or not line.search(data):
+            if path == source or needles[0] not in data:
+                continue
+            if not (needles[1] in data or package and b"from ." in data) or not line.search(data):
                 continue
             tree = _parsed(data)
             found = _reexported_as(tree, path, source, bound) if tree is not None else set()
@@ -195,12 +202,14 @@ def _imports(stems: list[str], package: str, bare_relative: bool) -> re.Pattern[
     return re.compile(rb"(?m)" + pattern)
 
 
-def _from_import_line(stem: str, *, bare_relative: bool) -> re.Pattern[bytes]:
-    """A cheap test for ``from ...stem import`` (``from . import`` too for a package)."""
-    pattern = rb"^[ \t]*from[ \t]+[.\w]*(?<![\w])" + re.escape(stem.encode()) + rb"[ \t]+import\b"
+def _from_import_line(stem: str, name: str, *, bare_relative: bool) -> re.Pattern[bytes]:
+    """A cheap test for ``from ...stem import name`` (``from . import name`` too for a
+    package), the names in parentheses across lines too."""
+    source = rb"[.\w]*(?<![\w])" + re.escape(stem.encode())
     if bare_relative:
-        pattern += rb"|^[ \t]*from[ \t]+\.+[ \t]+import\b"
-    return re.compile(rb"(?m)" + pattern)
+        source = rb"(?:" + source + rb"|\.+)"
+    names = rb"(?:\([^)]*?|[^\n(]*?)(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])"
+    return re.compile(rb"(?m)^[ \t]*from[ \t]+" + source + rb"[ \t]+import\b" + names)
 
 
 def _read(path: Path) -> bytes:

@@ -25,6 +25,22 @@ def module_file(importer: Path, qualified: str) -> Path | None:
     return None
 
 
+#: The suffixes of modules that are not Python source: extension modules and stubs.
+_COMPILED = (".so", ".pyd", ".pyi")
+
+
+def names_a_submodule(package: Path, name: str) -> bool:
+    """Whether ``name`` in the package whose ``__init__.py`` is ``package`` is a module of
+    it: a folder, or an extension module (``torch/_C.cpython-311-x86_64-linux-gnu.so``)."""
+    folder = package.parent
+    if (folder / name).is_dir():
+        return True
+    try:
+        return any(entry.name.startswith(name + ".") and entry.name.endswith(_COMPILED) for entry in os.scandir(folder))
+    except OSError:
+        return False
+
+
 def project_root(path: Path) -> Path | None:
     """The folder of the top-level package ``path`` belongs to (the checked project, as far
     as imports reach), or None for a module outside a package."""

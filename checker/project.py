@@ -35,7 +35,7 @@ from checker.facts.scopes import Binding, BindingKind
 from checker.facts.targets import Body, Target
 from checker.links import Place, Registrar
 from checker.outlines import Outlines
-from checker.packages import candidates, module_file
+from checker.packages import candidates, module_file, names_a_submodule
 from checker.source import PREFILTER, decode_source, python_gate
 from checker.torch_api import Marker
 
@@ -174,7 +174,10 @@ class Project:
         return self._module_files[key]
 
     def holds_value(self, module: str, name: str) -> bool:
-        return name in self._outlines.of(Path(module)).values
+        path = Path(module)
+        if path.name == "__init__.py" and names_a_submodule(path, name):
+            return False  # ``torch._C``: an extension module, not a value of torch/__init__.py
+        return name in self._outlines.of(path).values
 
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
         found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
@@ -187,6 +190,9 @@ class Project:
         return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
 
     def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
+        where = self._outlines.defined_at(importer, qualified)
+        if where is None or where[1] not in self._outlines.of(where[0]).values:
+            return None  # no assignment binds it there (CPython's outline says, no parse): no alias
         found = self._bound(importer, qualified)
         if found is None:
             return None

@@ -22,7 +22,6 @@ import libcst as cst
 
 from checker import contract
 from checker.contract import Entry, UserClass, Verdict
-from checker.facts.classes import ClassModel
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import Binding, BindingKind, Scope
@@ -89,13 +88,16 @@ class AnnotationJudge:
             return [self._entry("builtins.NoneType", "None", result, inside)]
         if isinstance(expr, cst.Subscript):
             return self._generic(expr, scope, result, inside)
+        known = self._known(expr, scope, result, inside)
+        if known is not None:
+            return [known]
         if isinstance(expr, cst.Name):
             members = self.alias_members(expr.value, scope, result, inside)
             if members is None:
                 members = self._imported_alias(expr.value, scope, result, inside)
             if members is not None:
                 return members
-        return [self._named(expr, scope, result, inside)]
+        return [self._user_class(expr, scope, result)]
 
     def alias_members(self, name: str, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
         """The members of what a type alias of the module stands for: ``Act = Callable[...]``,
@@ -143,9 +145,9 @@ class AnnotationJudge:
             return [container] + [m for a in values for m in self._members(a, scope, result, True)]
         return [self._named(expr.value, scope, result, inside)]
 
-    def _named(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement:
+    def _known(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement | None:
         """What the contract says of the name (``torch.SymInt``, even where torch's own
-        source defines it), else of the user class it is."""
+        source defines it), or None when it says nothing."""
         spelled = _source(expr)
         for name in sorted(self.inference.qualified_names(expr, scope)):
             if is_torch_module_class(name):
@@ -153,19 +155,24 @@ class AnnotationJudge:
             judged = self._entry(name, spelled, result, inside)
             if judged.verdict is not Verdict.UNKNOWN:
                 return judged
+        return None
+
+    def _named(self, expr: cst.BaseExpression, scope: Scope, result: bool, inside: bool) -> Judgement:
+        known = self._known(expr, scope, result, inside)
+        return known if known is not None else self._user_class(expr, scope, result)
+
+    def _user_class(self, expr: cst.BaseExpression, scope: Scope, result: bool) -> Judgement:
+        """The verdict for the class of the project ``expr`` names, if it is one."""
         inferred = self.inference.infer(expr, scope)
-        if inferred.kind is Kind.CLASS and isinstance(inferred.definition, cst.ClassDef):
-            return self._user_class(self.inference.class_model(inferred.definition), spelled, result)
-        return _NOTHING
+        if inferred.kind is not Kind.CLASS or not isinstance(inferred.definition, cst.ClassDef):
+            return _NOTHING
+        category = self.inference.class_model(inferred.definition).category
+        entry = contract.user_class(category, result=result)
+        return Judgement(entry.verdict, _source(expr), entry, category)
 
     def _entry(self, qualified: str, spelled: str, result: bool, inside: bool) -> Judgement:
         entry = contract.result(qualified, inside) if result else contract.argument(qualified)
         return Judgement(entry.verdict, spelled, entry)
-
-    def _user_class(self, model: ClassModel, spelled: str, result: bool) -> Judgement:
-        category = model.category
-        entry = contract.user_class(category, result=result)
-        return Judgement(entry.verdict, spelled, entry, category)
 
 
 def _worst(judgements: list[Judgement]) -> Judgement:

@@ -163,7 +163,10 @@ def test_calls_of_a_registered_function_in_files_that_only_import_it(
             "pkg/ops.py": OPS,
             # model.py never names the API: only its calls of apply_act are judged.
             "pkg/model.py": """
-                from .ops import apply_act, eager
+                from .ops import (
+                    apply_act,
+                    eager,
+                )
 
                 def forward(x):
                     eager(x, lambda t: t.relu())

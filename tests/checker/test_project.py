@@ -308,6 +308,23 @@ def test_importing_a_class_from_a_registering_module_does_not_parse_it(tmp_path:
     assert parsed == ["block"]  # ``Attention`` is only ever a class there: it cannot be a registrar
 
 
+def test_an_extension_submodule_read_through_its_package_is_not_a_value(tmp_path: Path) -> None:
+    # ``torch._C.foo()``: ``_C`` is a compiled module beside torch/__init__.py, not a value of it,
+    # so the package's source is never parsed to find out.
+    write(
+        tmp_path,
+        {
+            "torch/__init__.py": "from torch._C import *\n\nfor _name in dir(_C):\n    pass\n",
+            "torch/_C.cpython-311-x86_64-linux-gnu.so": "",
+            "torch/ops.py": "import torch\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return torch._C._add(x)\n",
+        },
+    )
+    index = Project()
+    assert not index.holds_value(str(tmp_path / "torch/__init__.py"), "_C")
+    assert index.holds_value(str(tmp_path / "torch/__init__.py"), "_name")
+    assert check(tmp_path, "torch/ops.py", index=index) == []
+
+
 def test_the_module_cache_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
     from checker import project
 
