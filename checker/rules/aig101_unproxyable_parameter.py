@@ -18,8 +18,8 @@ class UnproxyableParameter(Rule):
     Reports a parameter of a registered function (or of an `autograd.Function`'s
     `forward`/`backward` after `ctx`) whose annotation admits a type that graph-breaks:
     an `nn.Module`, a `Callable` or function, a plain class or non-frozen dataclass of
-    the module, or a container of those. Annotations are resolved through imports and
-    aliases, string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
+    the project, or a container of those. Annotations are resolved through imports and
+    type aliases (those other project modules define too), string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
     `tuple[...]` and `Sequence[...]`; types are judged with `checker/contract.py`.
 
     ## Why is this bad?

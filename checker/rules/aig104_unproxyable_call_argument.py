@@ -20,7 +20,8 @@ class UnproxyableCallArgument(Rule):
 
     ## What it does
     Reports an argument, at any call of a registered function in the checked code
-    (`Fn.apply(...)` for a registered `autograd.Function`), whose value is statically
+    (`Fn.apply(...)` for a registered `autograd.Function`), also in files that only
+    import a function their project registers elsewhere, whose value is statically
     known to graph-break or fail: a lambda or function, an `nn.Module` (`self.linear`,
     `self` inside a module's method), an instance of a plain class or non-frozen
     dataclass of the module, a numpy array, or a builtin torch function such as

@@ -26,7 +26,7 @@ class CapturedMutableState(Rule):
     (`config.X = v`), an augmented assignment updates, or a top-level loop or
     `if __name__ == "__main__":` block rebinds; one that is changed in place (`d[k] = v`,
     `xs.append(v)`, `obj.attr = v`, `del d[k]`) by a function of its module or by any
-    other module of the project; an attribute of `self` or of a captured object; a numpy
+    other module of the project (through a re-export too: `from pkg import FLAGS`); an attribute of `self` or of a captured object; a numpy
     array. The message names the line that rebinds or changes it. Not state: constants
     and containers that nothing changes after import (a set of dtypes, a table built at
     import), memoisation caches (written only where the key is missing), names bound to

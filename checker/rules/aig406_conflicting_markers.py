@@ -19,7 +19,9 @@ class ConflictingMarkers(Rule):
     Reports a registration of a function (or class) that is also marked
     `nonstrict_trace`, `leaf_function`, `disallow_in_graph` or
     `torch.compiler.disable` (`torch._dynamo.disable`), by decorator or by call,
-    anywhere in the module.
+    anywhere in the module; for a def imported from another module of the project, by
+    the registering module or by the one that defines it. The finding is at the
+    registration.
 
     ## Why is this bad?
     Each marker asks Dynamo for a different treatment: put the call in the graph
