@@ -63,6 +63,8 @@ class Tree:
     no_cache: m.Series = field(default_factory=m.Series)
     warm: m.Series = field(default_factory=m.Series)
     ruff: m.Series = field(default_factory=m.Series)
+    one_file: m.Series = field(default_factory=m.Series)
+    one_file_path: Path | None = None
     reg_aig: m.Series = field(default_factory=m.Series)
     reg_parse: m.Series = field(default_factory=m.Series)
     reg_parse_inner: list[dict[str, float]] = field(default_factory=list)
