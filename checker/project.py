@@ -24,10 +24,10 @@ import libcst as cst
 from checker.change_scan import ChangeScans
 from checker.discovery import DEFAULT_EXCLUDES
 from checker.facts.annotations import Judgement
-from checker.facts.captures import Helper
 from checker.facts.changes import Change
 from checker.facts.classes import ClassModel
 from checker.facts.handoffs import Origin
+from checker.facts.helper_captures import Helper
 from checker.facts.kinds import Inferred
 from checker.facts.module import ModuleFacts
 from checker.facts.places import seen_from

@@ -11,8 +11,9 @@ import libcst as cst
 from checker import torch_api as api
 from checker.facts.annotations import AnnotationJudge, ImportedAliases
 from checker.facts.bodies import BodyEvents, Event
-from checker.facts.captures import Capture, CaptureFinder, CaptureIndex
+from checker.facts.captures import Capture
 from checker.facts.handoffs import Handoff, handoffs, registered_elsewhere
+from checker.facts.helper_captures import CaptureFinder, CaptureIndex
 from checker.facts.inference import ImportedNames, Inference
 from checker.facts.kinds import Kind
 from checker.facts.markers import Applied, ImportedMarkers, Markers
