@@ -1,9 +1,11 @@
-"""Qualified names and value kinds, inferred from the assignments in one module.
+"""Value kinds, inferred from the assignments in one module.
 
 ``torch.ones(4)`` is a tensor, ``nn.Linear(4, 4)`` a module, ``W * 2`` a tensor when
 ``W`` is one, ``self.w`` whatever ``__init__`` assigned to it. Inference follows
 bindings through Python's scoping rules, is memoised per (expression, scope) and
-gives up (UNKNOWN) on cycles, depth, and anything it does not recognise.
+gives up (UNKNOWN) on cycles, depth, and anything it does not recognise. The names
+an expression stands for come from :mod:`checker.facts.qualified_names`, what the
+tables alone say from :mod:`checker.facts.known_kinds`.
 """
 
 from __future__ import annotations
@@ -17,14 +19,12 @@ import libcst as cst
 from checker import torch_api as api
 from checker.facts.classes import ClassModel
 from checker.facts.kinds import NONE, UNKNOWN, Basis, Inferred, Kind, join
+from checker.facts.known_kinds import builtin, known_call, method_result, without_function_body
+from checker.facts.qualified_names import MAX_DEPTH, QualifiedNames
 from checker.facts.scopes import Binding, BindingKind, Scope, ScopeKind, ScopeTree, all_params
 from checker.facts.syntax import operands
 
-_MAX_DEPTH = 12
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-_MODULE_RETURNING_METHODS = frozenset(
-    {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_", "type"}
-)
 
 
 class ImportedNames(Protocol):
@@ -40,67 +40,22 @@ class ImportedNames(Protocol):
         ...
 
 
-class Inference:
-    """Answers "what is this expression?" for one module."""
+class Inference(QualifiedNames):
+    """Answers "what is this expression?" for one module (and, as :class:`QualifiedNames`,
+    which dotted names it may be)."""
 
     def __init__(self, tree: ScopeTree, path: str = "", index: ImportedNames | None = None) -> None:
-        self.tree = tree
+        super().__init__(tree)
         self.path = path
         self.index = index
-        self._names: dict[tuple[cst.CSTNode, Scope], frozenset[str]] = {}
         self._kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
         #: Kinds inferred while following imports (see ``following_imports``), kept apart.
         self._followed_kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
         self._following = 0
         self._classes: dict[cst.ClassDef, ClassModel] = {}
         # In-progress lookups, one set per question: a name lookup inside the kind
-        # lookup of the same expression is not a cycle.
-        self._naming: set[tuple[cst.CSTNode, Scope]] = set()
+        # lookup of the same expression is not a cycle (names keep their own set).
         self._inferring: set[tuple[cst.CSTNode, Scope]] = set()
-
-    # -- qualified names ------------------------------------------------------
-
-    def qualified_names(self, expr: cst.BaseExpression, scope: Scope) -> frozenset[str]:
-        """Dotted names ``expr`` may stand for, through imports and aliases."""
-        key = (expr, scope)
-        if key in self._names:
-            return self._names[key]
-        if key in self._naming or len(self._naming) > _MAX_DEPTH:
-            return frozenset()
-        self._naming.add(key)
-        try:
-            result = frozenset(self._qualified(expr, scope))
-        finally:
-            self._naming.discard(key)
-        self._names[key] = result
-        return result
-
-    def _qualified(self, expr: cst.BaseExpression, scope: Scope) -> Iterator[str]:
-        if isinstance(expr, cst.Name):
-            owner = self.tree.owner(scope, expr.value)
-            if owner is None:
-                yield f"builtins.{expr.value}"
-                return
-            for binding in owner.bindings.get(expr.value, []):
-                if binding.kind is BindingKind.IMPORT and binding.imported:
-                    yield binding.imported
-                elif binding.value is not None and binding.kind in (
-                    BindingKind.ASSIGN, BindingKind.ANNOTATION, BindingKind.WALRUS
-                ):  # fmt: skip
-                    yield from self.qualified_names(binding.value, binding.written_in)
-        elif isinstance(expr, cst.Attribute):
-            for prefix in self.qualified_names(expr.value, scope):
-                yield f"{prefix}.{expr.attr.value}"
-        elif isinstance(expr, cst.IfExp):
-            yield from self.qualified_names(expr.body, scope)
-            yield from self.qualified_names(expr.orelse, scope)
-        elif isinstance(expr, cst.Call) and _is_getattr_of_literal(expr):
-            attribute = _string_value(expr.args[1].value)
-            if "builtins.getattr" in self.qualified_names(expr.func, scope):
-                for prefix in self.qualified_names(expr.args[0].value, scope):
-                    yield f"{prefix}.{attribute}"
-                if len(expr.args) > 2:
-                    yield from self.qualified_names(expr.args[2].value, scope)
 
     # -- kinds ----------------------------------------------------------------
 
@@ -120,7 +75,7 @@ class Inference:
         kinds = self._followed_kinds if self._following else self._kinds
         if key in kinds:
             return kinds[key]
-        if key in self._inferring or len(self._inferring) > _MAX_DEPTH:
+        if key in self._inferring or len(self._inferring) > MAX_DEPTH:
             return UNKNOWN
         self._inferring.add(key)
         try:
@@ -164,7 +119,7 @@ class Inference:
     def infer_name(self, name: str, scope: Scope) -> Inferred:
         owner = self.tree.owner(scope, name)
         if owner is None:
-            return _builtin(name)
+            return builtin(name)
         bindings = [
             b
             for b in owner.bindings.get(name, [])
@@ -221,7 +176,7 @@ class Inference:
         if self._following and binding.statement is not None and self.index is not None and name:
             # ``from .weights import W``: what W is in the project module that binds it.
             inferred = self.index.kind(self.path, name)
-            return UNKNOWN if inferred is None else _without_function_body(inferred)
+            return UNKNOWN if inferred is None else without_function_body(inferred)
         return UNKNOWN
 
     def imported_kind(self, name: str, scope: Scope) -> Inferred:
@@ -236,7 +191,7 @@ class Inference:
         if "." not in qualified.lstrip("."):
             return UNKNOWN  # ``import pkg``: a module object, nothing to look up
         inferred = self.index.kind(self.path, qualified)
-        return UNKNOWN if inferred is None else _without_function_body(inferred)
+        return UNKNOWN if inferred is None else without_function_body(inferred)
 
     def imported_expression(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
         """What a name or attribute imported from another module of the project is there:
@@ -251,7 +206,7 @@ class Inference:
                 continue
             inferred = self.index.kind(self.path, qualified)
             if inferred is not None and inferred.known:
-                return _without_function_body(inferred)
+                return without_function_body(inferred)
         return UNKNOWN
 
     def _parameter(self, binding: Binding) -> Inferred:
@@ -309,13 +264,13 @@ class Inference:
         if names & api.REGISTRATION_APIS and expr.args:
             return self.infer(expr.args[0].value, scope)  # allow_in_graph(f) is f
         for name in names:
-            known = _known_call(name)
+            known = known_call(name)
             if known is not None:
                 return known
         func = expr.func
         if isinstance(func, cst.Attribute):
             receiver = self.infer(func.value, scope)
-            method = _method_result(receiver, func.attr.value)
+            method = method_result(receiver, func.attr.value)
             if method is not None:
                 return method
         callee = self.infer(func, scope)
@@ -380,83 +335,3 @@ class Inference:
             model = ClassModel(node, scope, self)
             self._classes[node] = model
         return model
-
-    def decorator_names(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> set[str]:
-        """Qualified names of a definition's decorators (``@x(...)`` counts as ``x``)."""
-        names: set[str] = set()
-        for decorator in node.decorators:
-            expr = decorator.decorator
-            if isinstance(expr, cst.Call):
-                expr = expr.func
-            names |= self.qualified_names(expr, scope)
-        return names
-
-
-def _without_function_body(inferred: Inferred) -> Inferred:
-    """Functions of other modules come back without their definition: their bodies are
-    judged where they are, not here."""
-    if inferred.kind is Kind.FUNCTION:
-        return Inferred(Kind.FUNCTION, inferred.basis, inferred.subject)
-    return inferred
-
-
-def _builtin(name: str) -> Inferred:
-    if name == "None":
-        return NONE
-    if name in ("True", "False", "Ellipsis", "__name__", "__file__", "__doc__"):
-        return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
-    return Inferred(Kind.FUNCTION, Basis.BUILTIN, name)
-
-
-def _known_call(name: str) -> Inferred | None:
-    if api.is_torch_tensor_call(name):
-        return Inferred(Kind.TENSOR, Basis.CALL, name)
-    if api.is_torch_tensors_call(name):
-        return Inferred(Kind.TENSOR_CONTAINER, Basis.CALL, name)
-    if name in api.PARAMETER_CONTAINERS:
-        return Inferred(Kind.TENSOR_CONTAINER, Basis.CALL, name)
-    if api.is_torch_module_class(name):
-        return Inferred(Kind.MODULE, Basis.CALL, name)
-    if api.is_numpy_array_call(name):
-        return Inferred(Kind.NDARRAY, Basis.CALL, name)
-    head, _, last = name.rpartition(".")
-    if name in api.IMMUTABLE_CALLS or (head == "torch" and last in api.TORCH_IMMUTABLE_CALLS) or head == "math":
-        return Inferred(Kind.IMMUTABLE, Basis.CALL, name)
-    if name in api.MUTABLE_CALLS:
-        return Inferred(Kind.MUTABLE, Basis.CALL, name)
-    if name in api.PARTIAL_CALLS:
-        return Inferred(Kind.PARTIAL, Basis.CALL, name)
-    return None
-
-
-def _method_result(receiver: Inferred, method: str) -> Inferred | None:
-    if receiver.kind is Kind.TENSOR:
-        result = api.tensor_method_result(method)
-        return {
-            "tensor": Inferred(Kind.TENSOR, Basis.TENSOR_METHOD, method),
-            "tensors": Inferred(Kind.TENSOR_CONTAINER, Basis.TENSOR_METHOD, method),
-            "list": Inferred(Kind.MUTABLE, Basis.TENSOR_CONVERSION, method),
-            "scalar": Inferred(Kind.IMMUTABLE, Basis.TENSOR_CONVERSION, method),
-            "shape": Inferred(Kind.IMMUTABLE, Basis.TENSOR_CONVERSION, method),
-            "ndarray": Inferred(Kind.NDARRAY, Basis.TENSOR_CONVERSION, method),
-        }.get(result, UNKNOWN)
-    if receiver.kind is Kind.NDARRAY:
-        if method == "tolist":
-            return Inferred(Kind.MUTABLE, Basis.ARRAY_CONVERSION, method)
-        if method == "item":
-            return Inferred(Kind.IMMUTABLE, Basis.ARRAY_CONVERSION, method)
-        return Inferred(Kind.NDARRAY, Basis.ARRAY_METHOD, method)
-    if receiver.kind is Kind.MODULE and method in _MODULE_RETURNING_METHODS:
-        return receiver
-    return None
-
-
-def _is_getattr_of_literal(call: cst.Call) -> bool:
-    return len(call.args) >= 2 and _string_value(call.args[1].value) is not None
-
-
-def _string_value(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.SimpleString):
-        value = expr.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
