@@ -26,7 +26,8 @@ from checker.facts.registrations import (
 )
 from checker.facts.scope_builder import build_tree
 from checker.facts.scopes import Scope, all_params
-from checker.facts.targets import Body, Target, TargetKind, TargetResolver
+from checker.facts.target_resolver import TargetResolver
+from checker.facts.targets import Body, Target, TargetKind
 from checker.facts.values import Values
 from checker.links import Elsewhere
 from checker.packages import module_name
