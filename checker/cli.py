@@ -30,16 +30,9 @@ from checker.discovery import MissingPathError
 from checker.findings import Severity
 from checker.options import RunOptions
 from checker.reporters import REPORTERS
-from checker.run import (
-    EXIT_CLEAN,
-    EXIT_ERROR,
-    PROG,
-    UsageError,
-    check,
-    silence_stdout,
-    write,
-)
+from checker.run import EXIT_CLEAN, EXIT_ERROR, PROG, UsageError, check
 from checker.selection import Catalogue, SelectionError
+from checker.streams import silence_stdout, write
 
 
 def main(argv: Sequence[str] | None = None) -> int:

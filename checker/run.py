@@ -1,9 +1,10 @@
 """Carrying out one ``aigcheck`` run: check the files, fix or diff them, report.
 
 :mod:`checker.cli` turns the command line into :class:`~checker.options.RunOptions`;
-this module merges them with the configuration (:class:`Settings`), discovers the
-files, has a :class:`~checker.session.Session` check them, applies ``--fix``/``--diff``
-and baselines, and writes the report in the chosen format with the exit status.
+this module merges them with the configuration (:mod:`checker.settings`), discovers
+the files, has a :class:`~checker.session.Session` check them, applies
+``--fix``/``--diff`` and baselines, and writes the report in the chosen format
+(through :mod:`checker.streams`) with the exit status.
 """
 
 from __future__ import annotations
@@ -15,16 +16,15 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TextIO
 
 from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache
-from checker.config import Config, discover_config, load_config
-from checker.discovery import DEFAULT_EXCLUDES, STDIN, DiscoveryProblem, Source, discover
+from checker.config import Config
+from checker.discovery import STDIN, DiscoveryProblem, Source, discover
 from checker.engine import FileReport, check_source, decode_source
-from checker.findings import Finding, Severity
+from checker.findings import Finding
 from checker.noqa import UnusedNoqa
 from checker.options import RunOptions
 from checker.progress import Progress
@@ -32,47 +32,19 @@ from checker.reporters import REPORTERS, RenderOptions
 from checker.reporters import text as text_reporter
 from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
-from checker.selection import Layer, Selection, resolve_selection
 from checker.session import JobFor, Session
+from checker.settings import Settings, codes_for, excluded, settings
 from checker.source import Prefilter
+from checker.streams import is_tty, write, write_bytes
 
 PROG = "aigcheck"
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
-#: Findings at or above this severity make the exit status 1, unless ``--fail-on`` says otherwise.
-FAIL_ON = Severity.WARNING
 
 
 class UsageError(Exception):
     """A command line that cannot be carried out; reported as ``aigcheck: error: ...``."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The configuration file merged with the options: what one run does."""
-
-    config: Config
-    selection: Selection
-    output_format: str
-    fail_on: Severity
-
-
-def settings(args: RunOptions, paths: Sequence[str]) -> Settings:
-    """The options over the configuration; :class:`ConfigError` or :class:`SelectionError` if unusable."""
-    if args.isolated:
-        config = Config()
-    elif args.config is not None:
-        config = load_config(Path(args.config))
-    else:
-        config = discover_config(paths, args.stdin_filename)
-    layers = [
-        Layer(config.select, config.extend_select, config.ignore, origin=f"{config.shown}: [tool.aigcheck] "),
-        Layer(args.select, args.extend_select, args.ignore),
-    ]
-    selection = resolve_selection(layers, doc_strict=bool(args.doc_strict or config.doc_strict))
-    fail_on = Severity(args.fail_on) if args.fail_on is not None else config.fail_on or FAIL_ON
-    return Settings(config, selection, args.output_format or config.output_format or "text", fail_on)
 
 
 @dataclass
@@ -112,12 +84,12 @@ def check(args: RunOptions) -> int:
     items = discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>")
     run = _Run()
     options = Options(args.jobs or default_workers(), fix=args.fixing, unused_noqa=args.report_unused_noqa)
-    progress = Progress(sys.stderr) if not args.quiet and _is_tty(sys.stderr) else None
+    progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
     session = Session(options, _cache(args, config), progress)
 
     def job_for(path: str) -> Job | None:
         source = Source(path, _shown(path))
-        return None if _excluded(source, args, config) else _job(source, args, run_settings)
+        return None if excluded(source, args, config) else _job(source, args, run_settings)
 
     jobs: list[Job] = []
     named: list[str] = []  # files named on their own: their project is searched for registrations of them
@@ -126,7 +98,7 @@ def check(args: RunOptions) -> int:
             write(sys.stderr, f"{PROG}: warning: {item}\n")
         elif item.path is None:
             _check_stdin(item, args, run_settings, run, session, job_for)
-        elif not _excluded(item, args, config):
+        elif not excluded(item, args, config):
             jobs.append(_job(item, args, run_settings))
             if item.explicit:
                 named.append(item.path)
@@ -148,7 +120,7 @@ def check(args: RunOptions) -> int:
     stream = sys.stdout
     if run.stdin_source is not None:
         # '-' with --fix: the source goes to stdout, for an editor to take; the report to stderr.
-        _write_bytes(sys.stdout, run.stdin_source)
+        write_bytes(sys.stdout, run.stdin_source)
         stream = sys.stderr
     _report(stream, args, run_settings, run, hidden)
     if run.failed:
@@ -160,7 +132,7 @@ def check(args: RunOptions) -> int:
 
 
 def _job(source: Source, args: RunOptions, run_settings: Settings) -> Job:
-    return Job(str(source.path), source.display, _codes_for(source, args, run_settings))
+    return Job(str(source.path), source.display, codes_for(source, args, run_settings))
 
 
 def _shown(path: str) -> str:
@@ -173,7 +145,7 @@ def _check_stdin(
 ) -> None:
     """'-': read once, never cached, checked in this process; with ``--stdin-filename``,
     with the registrations other files of its project make of its defs."""
-    codes = _codes_for(source, args, run_settings)
+    codes = codes_for(source, args, run_settings)
     rules = [rule for rule in run_settings.selection.rules if rule.code in codes]
     data = sys.stdin.buffer.read()
     run.origins[source.display] = data
@@ -213,38 +185,6 @@ def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOpt
             run.fixed_files += 1
     elif data is not None and args.fix and not args.diff:
         run.stdin_source = data  # nothing to fix: the source goes back unchanged
-
-
-def _excluded(source: Source, args: RunOptions, config: Config) -> bool:
-    """Whether a file from discovery is excluded after all.
-
-    Discovery applied the name patterns to what it walked; the configuration's
-    anchored patterns (relative to its directory) are applied here. A file named
-    explicitly is excluded only with ``--force-exclude``, by any pattern or default.
-    """
-    path = str(source.path)
-    if not source.explicit:
-        return config.excludes(path)
-    if not args.force_exclude:
-        return False
-    shown = source.display.replace(os.sep, "/")
-    names = [part for part in shown.split("/") if part not in ("", ".", "..")]
-    patterns = [pattern.rstrip("/") or pattern for pattern in (*config.name_excludes(), *args.exclude)]
-    return (
-        config.excludes(path)
-        or any(name in DEFAULT_EXCLUDES for name in names)
-        or any(fnmatchcase(candidate, pattern) for pattern in patterns for candidate in (*names, shown))
-    )
-
-
-def _codes_for(source: Source, args: RunOptions, run_settings: Settings) -> tuple[str, ...]:
-    """The codes of the selected rules less those ``per-file-ignores`` turns off for this file."""
-    codes = run_settings.selection.codes
-    named = source.path if source.path is not None else args.stdin_filename
-    if named is None:
-        return codes
-    ignored = run_settings.config.ignored_codes(named)
-    return tuple(code for code in codes if code not in ignored)
 
 
 def _apply(source: Source, data: bytes | None, report: FileReport, args: RunOptions, run: _Run) -> bool:
@@ -304,7 +244,7 @@ def _report(stream: TextIO, args: RunOptions, run_settings: Settings, run: _Run,
     """The findings in the chosen format, then what the text format adds after them."""
     findings = run.findings
     fmt = run_settings.output_format
-    show_source = args.show_source if args.show_source is not None else _is_tty(stream)
+    show_source = args.show_source if args.show_source is not None else is_tty(stream)
     options = RenderOptions(
         show_source=show_source,
         source_lines=_source_lines(findings, run.origins) if show_source else {},
@@ -376,46 +316,4 @@ def _use_color(stream: TextIO) -> bool:
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
-    return os.environ.get("TERM") != "dumb" and _is_tty(stream)
-
-
-def silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass  # not a real file descriptor (captured output): nothing will flush to it
-
-
-def _is_tty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def write(stream: TextIO, text: str) -> None:
-    """Write ``text``, escaping what the stream's encoding cannot show.
-
-    File names need not be valid Unicode on POSIX; such a name must not crash the
-    report of every other file.
-    """
-    if not text:
-        return
-    try:
-        stream.write(text)
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
-    stream.flush()
-
-
-def _write_bytes(stream: TextIO, data: bytes) -> None:
-    """Write source bytes as they are (their encoding is the file's, not the terminal's)."""
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        write(stream, data.decode("utf-8", "replace"))
-        return
-    stream.flush()
-    buffer.write(data)
-    buffer.flush()
+    return os.environ.get("TERM") != "dumb" and is_tty(stream)
