@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Set
 
 from checker.source import Prefilter
 
@@ -34,35 +34,86 @@ def may_register(tree: ast.AST, prefilter: Prefilter) -> bool:
     )
 
 
-def class_only_names(tree: ast.Module) -> frozenset[str]:
-    """Top-level names bound by nothing but ``class`` statements: none can be a registrar
-    (an alias or a wrapper function), so an importer's lookup of one needs no parse."""
-    classes: set[str] = set()
-    others: set[str] = set()
+def class_only_names(tree: ast.Module, rebound: Set[str] | None = None) -> frozenset[str]:
+    """Top-level names bound by nothing but ``class`` statements."""
+    return _bound_only_by(tree, rebound, lambda statement: isinstance(statement, ast.ClassDef))
+
+
+def non_registrar_names(tree: ast.Module, rebound: Set[str] | None = None) -> frozenset[str]:
+    """Top-level names bound by nothing but ``class`` statements and defs that pass none of
+    their parameters (nor a nested def's) to a call: none can be a registrar (an alias, or a
+    wrapper, which forwards what it is given to one), so an importer's lookup of one needs no
+    parse. ``rebound``: the names a ``global`` statement declares anywhere (found here if not given)."""
+    return _bound_only_by(
+        tree, rebound, lambda statement: isinstance(statement, ast.ClassDef) or _keeps_parameters(statement)
+    )
+
+
+def _bound_only_by(tree: ast.Module, rebound: Set[str] | None, kind: Callable[[ast.stmt], bool]) -> frozenset[str]:
+    wanted: set[str] = set()
+    others: set[str] = set(_rebound(tree) if rebound is None else rebound)
     for statement in top_level(tree.body):
-        if isinstance(statement, ast.ClassDef):
-            classes.add(statement.name)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            others.add(statement.name)
+        if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            (wanted if kind(statement) else others).add(statement.name)
         else:
             others.update(_stored_names(statement))
-    for node in ast.walk(tree):  # ``global X`` in any function can rebind X
-        if isinstance(node, ast.Global):
-            others.update(node.names)
-    return frozenset(classes - others)
+    return frozenset(wanted - others)
 
 
-def value_names(tree: ast.Module) -> frozenset[str]:
+def _keeps_parameters(statement: ast.stmt) -> bool:
+    """A def none of whose calls (its nested defs' included) is given one of its or their parameters."""
+    if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    parameters = {
+        argument.arg
+        for node in ast.walk(statement)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for argument in (
+            *node.args.posonlyargs,
+            *node.args.args,
+            *node.args.kwonlyargs,
+            node.args.vararg,
+            node.args.kwarg,
+        )
+        if argument is not None
+    }
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call):
+            given = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if any(isinstance(value, ast.Starred) or _names(value, parameters) for value in given):
+                return False
+    return True
+
+
+def _names(expr: ast.expr, names: Set[str]) -> bool:
+    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(expr))
+
+
+def value_names(tree: ast.Module, rebound: Set[str] | None = None) -> frozenset[str]:
     """Top-level names an assignment binds (not only imports, defs and classes): the names
-    that can hold data, which a module attribute read (``config.X``) may be state of."""
-    found: set[str] = set()
+    that can hold data, which a module attribute read (``config.X``) may be state of.
+    ``rebound``: the names a ``global`` statement declares anywhere, which can hold anything
+    (found here if not given)."""
+    found: set[str] = set(_rebound(tree) if rebound is None else rebound)
     for statement in top_level(tree.body):
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
             found.update(_stored_names(statement))
-    for node in ast.walk(tree):  # ``global X`` in any function can bind X to anything
-        if isinstance(node, ast.Global):
-            found.update(node.names)
     return frozenset(found)
+
+
+def _rebound(tree: ast.AST) -> set[str]:
+    return {name for node in ast.walk(tree) for name in global_names(node)}
+
+
+def global_names(node: ast.AST) -> Iterator[str]:
+    """The names ``node`` declares ``global`` (one node of a walk)."""
+    if isinstance(node, ast.Global):
+        yield from node.names
+
+
+def names_the_api(node: ast.AST) -> bool:
+    """Whether an identifier of ``node`` itself (one node of a walk) can name the API."""
+    return any(_API_IDENTIFIER.search(name) for name in _node_identifiers(node))
 
 
 def top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -93,20 +144,24 @@ def _stored_names(statement: ast.stmt) -> Iterator[str]:
 
 def _identifiers(tree: ast.AST) -> Iterator[str]:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            yield node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.attr
-        elif isinstance(node, ast.alias):
-            yield node.name.rpartition(".")[2]
-            if node.asname:
-                yield node.asname
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-        elif isinstance(node, ast.Call) and _is_getattr(node.func) and len(node.args) >= 2:
-            name = node.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                yield name.value
+        yield from _node_identifiers(node)
+
+
+def _node_identifiers(node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Attribute):
+        yield node.attr
+    elif isinstance(node, ast.alias):
+        yield node.name.rpartition(".")[2]
+        if node.asname:
+            yield node.asname
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name
+    elif isinstance(node, ast.Call) and _is_getattr(node.func) and len(node.args) >= 2:
+        name = node.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            yield name.value
 
 
 def _is_getattr(func: ast.expr) -> bool:

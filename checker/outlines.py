@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker.mentions import class_only_names, may_register, top_level, value_names
+from checker.mentions import global_names, names_the_api, non_registrar_names, top_level, value_names
 from checker.packages import candidates
-from checker.source import API_ONLY, PREFILTER, decode_source, python_gate
+from checker.source import PREFILTER, decode_source, python_gate
 
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
 Stamp = tuple[int, int]
@@ -26,15 +26,15 @@ _MAX_REEXPORTS = 8
 
 @dataclass(frozen=True)
 class Outline:
-    """``registers``: its code can name a registrar; ``classes``: top-level names only
-    classes bind; ``values``: names an assignment binds; ``reexports``: top-level
+    """``registers``: its code can name a registrar; ``not_registrars``: top-level names
+    that cannot be one (only classes, or defs that forward none of their parameters, bind them); ``values``: names an assignment binds; ``reexports``: top-level
     ``from m import x [as y]`` (y -> ``m.x``); ``registered``: names a registration of
     the API plausibly applies to (decorated with it, passed to it)."""
 
     registers: bool = False
     #: CPython's parser read it and found nothing that would crash libcst.
     safe: bool = False
-    classes: frozenset[str] = frozenset()
+    not_registrars: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
     reexports: Mapping[str, str] = field(default_factory=dict)
     registered: frozenset[str] = frozenset()
@@ -56,13 +56,24 @@ def outline(path: Path) -> Outline:
     if gate.tree is None:  # newer syntax than this interpreter's: libcst decides
         return Outline(registers=mentions, safe=True)
     tree = gate.tree
+    # One walk over the whole tree; the rest reads only the top level.
+    rebound: set[str] = set()
+    api = False
+    passed: set[str] = set()
+    for node in ast.walk(tree):
+        rebound.update(global_names(node))
+        if mentions:
+            api = api or names_the_api(node)
+            if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
+                if isinstance(node.args[0], ast.Name):
+                    passed.add(node.args[0].id)
     return Outline(
-        registers=mentions and may_register(tree, API_ONLY),
+        registers=api,
         safe=True,
-        classes=class_only_names(tree),
-        values=value_names(tree),
+        not_registrars=non_registrar_names(tree, rebound),
+        values=value_names(tree, rebound),
         reexports=dict(_reexports(tree)),
-        registered=frozenset(_registered(tree)) if mentions else frozenset(),
+        registered=frozenset(_decorated(tree)) | passed if mentions else frozenset(),
     )
 
 
@@ -143,14 +154,9 @@ def _names_the_api(expr: ast.expr) -> bool:
     return "allow_in_graph" in text and "disallow" not in text
 
 
-def _registered(tree: ast.Module) -> Iterator[str]:
-    """Top-level defs and classes decorated with the API, and names passed to it."""
+def _decorated(tree: ast.Module) -> Iterator[str]:
+    """Top-level defs and classes decorated with the API."""
     for statement in top_level(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if any(_names_the_api(decorator) for decorator in statement.decorator_list):
                 yield statement.name
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
-            argument = node.args[0]
-            if isinstance(argument, ast.Name):
-                yield argument.id

@@ -121,11 +121,12 @@ class Project:
 
     def _may_bind_registrar(self, path: Path, attribute: str) -> bool:
         """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
-        registrar only if its code names the API, and not to a name only classes bind."""
+        registrar only if its code names the API, and not to a name only classes, or defs
+        that forward none of their parameters, bind."""
         if not self._outlines.mentions_api(path):
             return False
         outline = self._outlines.of(path)
-        return outline.registers and attribute not in outline.classes
+        return outline.registers and attribute not in outline.not_registrars
 
     def _vetted(self, key: Path, stamp: Stamp) -> bool:
         """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""

@@ -16,23 +16,29 @@ from pathlib import Path
 
 from checker.packages import module_file
 
-_CALLED = re.compile(rb"\w*allow_in_graph\w*\s*\(\s*([A-Za-z_]\w*)\s*[,)]")
+#: At the top level (the line's first column), where the project's registered functions are
+#: registered: ``allow_in_graph(f)``, ``f = allow_in_graph(f)``, ``@allow_in_graph`` on a def.
+_CALLED = re.compile(rb"(?m)^(?:[\w.]+[ \t]*=[ \t]*)?[\w.]*allow_in_graph\w*[ \t]*\([ \t]*([A-Za-z_]\w*)[ \t]*[,)]")
 _DECORATED = re.compile(
-    rb"@[\w.]*allow_in_graph[\w.]*(?:\([^)\n]*\))?[ \t]*\r?\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)"
+    rb"(?m)^@[\w.]*allow_in_graph[\w.]*(?:\([^)\n]*\))?[ \t]*\r?\n(?:@[^\n]*\n)*(?:async[ \t]+)?def[ \t]+(\w+)"
 )
 
 
 def registered_by_text(path: str) -> set[str]:
-    """The names the file's text registers (``allow_in_graph(f)``, ``@allow_in_graph`` on a
-    def): a cheap, generous list of the functions the project registers."""
+    """The functions the file's text registers at its top level (``allow_in_graph(f)``,
+    ``@allow_in_graph`` on a def): a cheap list of the functions the project registers,
+    whose calls in other files are judged."""
     try:
         data = Path(path).read_bytes()
     except OSError:
         return set()
     if b"allow_in_graph" not in data:
         return set()
-    found = {match.decode() for match in _CALLED.findall(data)}
-    return found | {match.decode() for match in _DECORATED.findall(data)}
+    found = {match.decode() for match in _CALLED.findall(data)} | {m.decode() for m in _DECORATED.findall(data)}
+    # CapWords names are classes (PEP 8): constructing a registered class is not a call judged
+    # elsewhere, and their importers would only be analysed for nothing. A function named
+    # so is still found, by the pass after the first (``Links.registered``).
+    return {name for name in found if not name[:1].isupper()}
 
 
 def may_register_from(tree: ast.Module, path: Path, target: Path, registrars: tuple[str, ...]) -> bool:

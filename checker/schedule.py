@@ -12,7 +12,6 @@ were given.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -105,17 +104,49 @@ def check_files(
     return (outcome.report for outcome in check_outcomes(jobs, options, cache, progress, index))
 
 
+class Workers:
+    """Worker processes, started when a pass first has enough files to parse and kept for
+    the passes after it, whose files then reach workers that have imported the analysis
+    and parsed the modules the first pass needed. They fork before this process imports
+    libcst: each imports it while this process goes on reading the tree."""
+
+    def __init__(self, count: int, registered: tuple[str, ...] = ()) -> None:
+        self.count = count
+        self.registered = registered
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.count, initializer=_start_worker, initargs=(self.registered,)
+            )
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
 def check_outcomes(
     jobs: Sequence[Job],
     options: Options,
     cache: Cache | None = None,
     progress: Callable[[int, int], None] | None = None,
     index: Callable[[], Project] | None = None,
+    workers: Workers | None = None,
 ) -> Iterator[Outcome]:
     """One outcome per job, in order. Files checked in this process read the project
     through the index that ``index()`` gives (a new one when None), asked only when a
-    file is parsed here; each worker process keeps its own."""
-    pipeline = _Pipeline(options, cache, index or _own_index())
+    file is parsed here; each worker process keeps its own. ``workers``: processes the
+    caller keeps for later calls (else this call starts its own and stops them)."""
+    own = workers is None
+    pool = Workers(options.workers, options.registered) if workers is None else workers
+    pipeline = _Pipeline(options, cache, index or _own_index(), pool)
     done = 0
 
     def reported(outcome: Outcome) -> Outcome:
@@ -133,18 +164,21 @@ def check_outcomes(
             pipeline.finish()
             yield from map(reported, pipeline.ready(block=True))
     finally:
-        pipeline.close()
+        pipeline.cancel()
+        if own:
+            pool.close()
 
 
 class _Pipeline:
     """Files in flight, oldest first: each a report, a worker's future, or work kept
     back until it is clear whether starting workers pays."""
 
-    def __init__(self, options: Options, cache: Cache | None, index: Callable[[], Project]) -> None:
+    def __init__(self, options: Options, cache: Cache | None, index: Callable[[], Project], workers: Workers) -> None:
         self.options = options
         self.cache = cache
         self.index = index
-        self.pool: ProcessPoolExecutor | None = None
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = workers.pool() if workers.started else None
         self.held: list[_Slot] = []  # parse work not yet sent anywhere
         self.slots: deque[_Slot] = deque()
         self.parsing = 0  # slots in ``slots`` that parse
@@ -171,13 +205,7 @@ class _Pipeline:
         # with one worker, the slot is checked here when its turn comes
 
     def _start_workers(self) -> None:
-        if multiprocessing.get_start_method() == "fork":
-            # Once, here, so that the workers forked now (and those of the later passes)
-            # inherit it, instead of each importing libcst and the analysis on its first file.
-            import_analysis()
-        self.pool = ProcessPoolExecutor(
-            max_workers=self.options.workers, initializer=_start_worker, initargs=(self.options.registered,)
-        )
+        self.pool = self.workers.pool()
         for waiting in self.held:
             waiting.send(self.pool)
         self.held = []
@@ -201,9 +229,11 @@ class _Pipeline:
                 self.cache.put(slot.key, outcome)
             yield outcome
 
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+    def cancel(self) -> None:
+        """Drop the work of files whose outcome nobody will ask for (the caller stopped early)."""
+        for slot in self.slots:
+            if slot.future is not None:
+                slot.future.cancel()
 
 
 class _Slot:
@@ -273,6 +303,7 @@ _worker_index: Project | None = None
 def _start_worker(registered: tuple[str, ...]) -> None:
     global _worker_index
     gc.disable()  # as in the parent: see quiet_gc
+    import_analysis()
     _worker_index = new_index(registered)
 
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -38,7 +39,7 @@ from checker.links import Elsewhere
 from checker.outlines import Outlines
 from checker.packages import project_files, project_root
 from checker.reverse_scan import may_register_from, registered_by_text
-from checker.schedule import Job, Options, check_outcomes
+from checker.schedule import Job, Options, Workers, check_outcomes
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ class Session:
         self.options = options
         self.cache = cache
         self.progress = progress
+        #: The worker processes every pass of a call shares (started by the first that needs them).
+        self._workers: Workers | None = None
 
     @cached_property
     def index(self) -> Project:
@@ -77,13 +80,27 @@ class Session:
         whose project is searched for registrations of their defs."""
         checked = list(jobs)
         imported = _registered_imports(named)
-        names = sorted(imported.union(*(registered_by_text(job.path) for job in checked)))
-        self.options = replace(self.options, registered=tuple(names))
-        outcomes = list(check_outcomes(checked, self.options, self.cache, self.progress, lambda: self.index))
-        self._widen_for_aliases(checked, outcomes, imported)
-        registering = self._registering(named, checked, job_for)
-        self._hand_off(checked, outcomes, job_for, registering)
+        names = tuple(sorted(imported.union(*(registered_by_text(job.path) for job in checked))))
+        # The files that import one of them are candidates of the first pass too (their calls are judged).
+        prefilter = Prefilter(self.options.prefilter.aliases, names)
+        self.options = replace(self.options, registered=names, prefilter=prefilter)
+        with self._sharing_workers():
+            outcomes = list(
+                check_outcomes(checked, self.options, self.cache, self.progress, lambda: self.index, self._workers)
+            )
+            self._widen_for_aliases(checked, outcomes)
+            registering = self._registering(named, checked, job_for)
+            self._hand_off(checked, outcomes, job_for, registering)
         return [Checked(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
+
+    @contextmanager
+    def _sharing_workers(self) -> Iterator[None]:
+        self._workers = Workers(self.options.workers, self.options.registered)
+        try:
+            yield
+        finally:
+            self._workers.close()
+            self._workers = None
 
     def registered_elsewhere(self, path: str, job_for: JobFor) -> tuple[Elsewhere, ...]:
         """The registrations of the defs of the file ``path`` (read from standard input)
@@ -130,18 +147,19 @@ class Session:
         return self._again(jobs, options) if jobs else []
 
     def _again(self, jobs: Sequence[Job], options: Options) -> list[Outcome]:
-        return list(check_outcomes(jobs, options, self.cache, index=lambda: self.index))
+        return list(check_outcomes(jobs, options, self.cache, index=lambda: self.index, workers=self._workers))
 
-    def _widen_for_aliases(self, jobs: list[Job], outcomes: list[Outcome], imported: set[str]) -> None:
+    def _widen_for_aliases(self, jobs: list[Job], outcomes: list[Outcome]) -> None:
         """Check again the skipped files that mention an alias the first pass found, or
-        import a function it found registered (or one of ``imported``)."""
+        import a function it found registered that the text scan before it did not."""
         aliases = sorted(
             {name for outcome in outcomes for name in outcome.links.exports if "allow_in_graph" not in name}
         )
-        registered = sorted({name for outcome in outcomes for name in outcome.links.registered} | imported)
-        if not aliases and not registered:
+        known = set(self.options.prefilter.imported)
+        registered = {name for outcome in outcomes for name in outcome.links.registered}
+        if not aliases and registered <= known:
             return
-        prefilter = Prefilter(tuple(aliases), tuple(registered))
+        prefilter = Prefilter(tuple(aliases), tuple(sorted(registered - known)))
         wider = replace(self.options, prefilter=prefilter)
         again = []
         for i, outcome in enumerate(outcomes):

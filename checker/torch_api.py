@@ -92,6 +92,10 @@ CONSTANT_BOOL_RESULTS = frozenset(
 
 COMPILE_APIS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
 
+#: Torch names whose meaning the tables above give, none of them a registrar: resolving
+#: one through the project's modules (when the project is torch itself) tells nothing more.
+NOT_REGISTRARS = frozenset(CONFLICTING_MARKERS) | OPAQUE_DECORATORS | COMPILE_APIS
+
 #: Base classes, by qualified name.
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 AUTOGRAD_FUNCTION_BASES = frozenset(

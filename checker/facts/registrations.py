@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 from typing import Protocol
 
 import libcst as cst
@@ -24,6 +26,7 @@ from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree, all_params
 from checker.facts.syntax import describe
 from checker.links import Place, Registrar, Via
+from checker.packages import module_name
 
 
 class Form(enum.Enum):
@@ -115,12 +118,28 @@ class Registrars:
         self, index: ImportedRegistrars, expr: cst.BaseExpression, names: frozenset[str]
     ) -> Registrar | None:
         for name in sorted(names):
-            if name.startswith("builtins."):
+            if name.startswith("builtins.") or self._absolute(name) in api.NOT_REGISTRARS:
                 continue
             found = index.registrar(self.path, name)
             if found is not None:
                 return Registrar(describe(expr), Via.IMPORTED, found.index, found.alias, found.module)
         return None
+
+    @cached_property
+    def _package(self) -> str:
+        """The dotted package this module's relative imports start from."""
+        package = module_name(self.path) or ""
+        return package if Path(self.path).name == "__init__.py" else package.rpartition(".")[0]
+
+    def _absolute(self, name: str) -> str:
+        """``.decorators.disable`` imported by torch/_dynamo/__init__.py: ``torch._dynamo.decorators.disable``."""
+        if not name.startswith("."):
+            return name
+        package = self._package
+        dots = len(name) - len(name.lstrip("."))
+        for _ in range(dots - 1):
+            package = package.rpartition(".")[0]
+        return f"{package}.{name.lstrip('.')}" if package else name
 
     def is_api(self, expr: cst.BaseExpression, scope: Scope) -> bool:
         return bool(self.inference.qualified_names(expr, scope) & api.REGISTRATION_APIS)

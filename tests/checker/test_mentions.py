@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from checker.engine import check_source
-from checker.mentions import class_only_names, may_register
+from checker.mentions import class_only_names, may_register, non_registrar_names
 from checker.rules import ALL_RULES
 from checker.source import API_ONLY, Prefilter
 
@@ -80,3 +80,25 @@ CLASS_ONLY = {
 @pytest.mark.parametrize(("source", "expected"), CLASS_ONLY.values(), ids=CLASS_ONLY.keys())
 def test_names_only_classes_bind(source: str, expected: set[str]) -> None:
     assert class_only_names(ast.parse(source)) == expected
+
+
+NOT_REGISTRARS = {
+    "a-class": ("class A:\n    pass\n", {"A"}),
+    "defs-that-keep-their-parameters": (
+        "def reset():\n    clear()\ndef is_compiling() -> bool:\n    return flag()\ndef ident(fn):\n    return fn\n",
+        {"reset", "is_compiling", "ident"},
+    ),
+    "a-def-that-forwards": ("def register(fn):\n    return wrap(fn)\n", set()),
+    "a-def-that-forwards-by-keyword": ("def register(fn):\n    return wrap(fn=fn.__wrapped__)\n", set()),
+    "a-def-that-forwards-everything": ("def register(*args):\n    return wrap(*args)\n", set()),
+    "a-factory-whose-inner-def-forwards": (
+        "def register(name):\n    def deco(fn):\n        return wrap(fn)\n    return deco\n",
+        set(),
+    ),
+    "rebound-after": ("def reset():\n    pass\nreset = wrap\n", set()),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), NOT_REGISTRARS.values(), ids=NOT_REGISTRARS.keys())
+def test_names_that_cannot_be_registrars(source: str, expected: set[str]) -> None:
+    assert non_registrar_names(ast.parse(source)) == expected

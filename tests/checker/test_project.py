@@ -325,6 +325,40 @@ def test_an_extension_submodule_read_through_its_package_is_not_a_value(tmp_path
     assert check(tmp_path, "torch/ops.py", index=index) == []
 
 
+def test_torch_names_the_api_tables_know_are_not_looked_up_in_torch_own_tree(tmp_path: Path, monkeypatch) -> None:
+    import libcst
+
+    write(
+        tmp_path,
+        {
+            "torch/__init__.py": "",
+            "torch/compiler/__init__.py": "",
+            "torch/_dynamo/__init__.py": "from .decorators import allow_in_graph, disable\n",
+            # A def that forwards its parameter could be a wrapper: only parsing could tell.
+            "torch/_dynamo/decorators.py": "def allow_in_graph(fn):\n    return _register(fn)\n\n"
+            "def disable(fn):\n    return _skip(fn)\n",
+            "torch/ops.py": """
+                import torch
+
+                @torch.compiler.allow_in_graph  # AIG406
+                @torch._dynamo.disable
+                def f(x):
+                    return x
+            """,
+        },
+    )
+    parsed: list[str] = []
+    real_parse = libcst.parse_module
+
+    def counting_parse(source: str) -> libcst.Module:
+        parsed.append(source.splitlines()[0])
+        return real_parse(source)
+
+    monkeypatch.setattr(libcst, "parse_module", counting_parse)
+    check(tmp_path, "torch/ops.py")
+    assert parsed == ["import torch"]  # torch._dynamo.disable is a marker by the tables: nothing else is parsed
+
+
 def test_the_module_cache_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
     from checker import project
 

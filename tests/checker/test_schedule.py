@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import threading
 from pathlib import Path
@@ -125,3 +127,41 @@ def test_few_files_to_parse_start_no_workers(tree: Path, monkeypatch) -> None:
     few = [job for job in jobs(tree) if job.display in ("m0.py", "m1.py", "plain.py")]
     assert [bool(r.findings) for r in check_files(few, Options(workers=2))] == [True, True, False]
     assert started == []
+
+
+def test_the_passes_of_a_run_share_one_set_of_workers(tmp_path: Path, monkeypatch) -> None:
+    # Enough registering files for workers, and defs registered from another module: the pass
+    # that checks their modules with those registrations reuses the workers the first pass started.
+    from checker import schedule
+
+    for n in range(5):
+        (tmp_path / "pkg").mkdir(exist_ok=True)
+        (tmp_path / f"pkg/m{n}.py").write_text(BAD.format(n=n))
+    (tmp_path / "pkg/__init__.py").write_text("")
+    register = ["import torch"]
+    for n in range(4):  # as many defining files as make a pass start workers of its own
+        (tmp_path / f"pkg/k{n}.py").write_text("import torch\nW = torch.ones(2)\n\ndef scaled(x):\n    return x * W\n")
+        register += [f"from .k{n} import scaled as s{n}", f"torch.compiler.allow_in_graph(s{n})"]
+    (tmp_path / "pkg/register.py").write_text("\n".join(register) + "\n")
+    monkeypatch.chdir(tmp_path)
+    pools: list[object] = []
+    real = schedule.ProcessPoolExecutor
+
+    def counted(**kwargs: object) -> object:
+        pools.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(schedule, "ProcessPoolExecutor", counted)
+
+    def findings(*argv: str) -> list[tuple[str, int, str]]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cli.main(["--isolated", "--no-cache", "--output-format", "json", *argv, "pkg"])
+        return sorted((item["path"], item["line"], item["code"]) for item in json.loads(out.getvalue()))
+
+    parallel = findings("--jobs", "2")
+    assert len(pools) == 1
+    assert [finding for finding in parallel if finding[0].startswith("pkg/k")] == [
+        (f"pkg/k{n}.py", 5, "AIG301") for n in range(4)
+    ]
+    assert parallel == findings("--jobs", "1")
