@@ -221,7 +221,7 @@ def render(ctx: Context, trees: list[Tree], final: bool) -> str:
         f"| aigcheck | {info.get('aigcheck', '?')}: `{example}` |",
         f"| TorchFix | {info.get('torchfix', 'not installed' if final else 'pending')} (own venv, libcst {info.get('torchfix libcst', '?')}): "
         "`torchfix TREE` (default rules, one job per core) |",
-        "| ruff command | `ruff check --isolated --no-cache --exit-zero TREE` |",
+        "| ruff command | `ruff check --isolated --no-cache --exit-zero --output-format concise TREE` |",
         "| read floor | `os.walk` plus reading every `*.py` file's bytes once, in a fresh interpreter |",
         "| parse floor | `libcst.parse_module` of every registration file's bytes, in a fresh interpreter |",
         "",

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from checker.mentions import global_names, names_the_api, non_registrar_names, top_level, value_names
 from checker.packages import candidates
-from checker.source import PREFILTER, decode_source, python_gate
+from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
 Stamp = tuple[int, int]
@@ -27,8 +27,8 @@ _MAX_REEXPORTS = 8
 @dataclass(frozen=True)
 class Outline:
     """``registers``: its code can name a registrar; ``not_registrars``: top-level names
-    that cannot be one (only classes, or defs that forward none of their parameters, bind them); ``values``: names an assignment binds; ``reexports``: top-level
-    ``from m import x [as y]`` (y -> ``m.x``); ``registered``: names a registration of
+    that cannot be one (only classes, or defs that forward none of their parameters, bind
+    them); ``values``: names an assignment binds; ``registered``: names a registration of
     the API plausibly applies to (decorated with it, passed to it)."""
 
     registers: bool = False
@@ -36,7 +36,6 @@ class Outline:
     safe: bool = False
     not_registrars: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
-    reexports: Mapping[str, str] = field(default_factory=dict)
     registered: frozenset[str] = frozenset()
 
 
@@ -72,18 +71,40 @@ def outline(path: Path) -> Outline:
         safe=True,
         not_registrars=non_registrar_names(tree, rebound),
         values=value_names(tree, rebound),
-        reexports=dict(_reexports(tree)),
         registered=frozenset(_decorated(tree)) | passed if mentions else frozenset(),
     )
 
 
+def imports(path: Path) -> Mapping[str, str]:
+    """The module's top-level ``from m import x [as y]`` (y -> ``m.x``): what it re-exports."""
+    try:
+        gate = python_gate(decode_source(path.read_bytes()))
+    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return {}
+    return {} if gate.tree is None else dict(_reexports(gate.tree))
+
+
 class Outlines:
-    """Outlines kept per file while it is unchanged (a bounded number)."""
+    """Outlines (and, apart, top-level imports: a parse without a walk) kept per file while
+    it is unchanged (a bounded number)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._kept: dict[Path, tuple[Stamp, Outline]] = {}
+        self._imports: dict[Path, tuple[Stamp, Mapping[str, str]]] = {}
         self._mentions: dict[Path, tuple[Stamp, bool]] = {}
+
+    def imports(self, path: Path) -> Mapping[str, str]:
+        key = path.resolve()
+        stamp = _stamp(key)
+        if stamp is None:
+            return {}
+        cached = self._imports.get(key)
+        if cached is None or cached[0] != stamp:
+            if len(self._imports) >= self.limit:
+                self._imports.clear()
+            cached = self._imports[key] = (stamp, imports(key))
+        return cached[1]
 
     def mentions_api(self, path: Path) -> bool:
         """Whether the file's bytes mention the API at all (no parse: most files do not)."""
@@ -119,11 +140,20 @@ class Outlines:
         if depth > _MAX_REEXPORTS:
             return None
         for path, attribute in candidates(Path(importer), qualified):
-            further = self.of(path).reexports.get(attribute)
+            # Only an import can re-export it: a module whose text imports no such name binds it itself.
+            further = self.imports(path).get(attribute) if self._imports_name(path, attribute) else None
             if further is None:
                 return path.resolve(), attribute
             return self.defined_at(str(path), further, depth + 1)
         return None
+
+    def _imports_name(self, path: Path, name: str) -> bool:
+        """Whether an import in the file's text may bind ``name`` (generous: no parse)."""
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        return name.encode() in data and Prefilter(imported=(name,)).imports(data)
 
     def stamp(self, path: Path) -> Stamp | None:
         cached = self._kept.get(path.resolve())

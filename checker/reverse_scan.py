@@ -32,6 +32,11 @@ def registered_by_text(path: str) -> set[str]:
         data = Path(path).read_bytes()
     except OSError:
         return set()
+    return registered_in(data)
+
+
+def registered_in(data: bytes) -> set[str]:
+    """:func:`registered_by_text` of a file's bytes."""
     if b"allow_in_graph" not in data:
         return set()
     found = {match.decode() for match in _CALLED.findall(data)} | {m.decode() for m in _DECORATED.findall(data)}

@@ -38,7 +38,7 @@ from checker.engine import FileReport, Outcome, new_index
 from checker.links import Elsewhere
 from checker.outlines import Outlines
 from checker.packages import project_files, project_root
-from checker.reverse_scan import may_register_from, registered_by_text
+from checker.reverse_scan import may_register_from, registered_by_text, registered_in
 from checker.schedule import Job, Options, Workers, check_outcomes
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
@@ -65,6 +65,7 @@ class Session:
         self.options = options
         self.cache = cache
         self.progress = progress
+        self._mentioning: dict[Path, dict[str, bytes]] = {}
         #: The worker processes every pass of a call shares (started by the first that needs them).
         self._workers: Workers | None = None
 
@@ -79,7 +80,7 @@ class Session:
         registrations made elsewhere brought in. ``named``: the files named on their own,
         whose project is searched for registrations of their defs."""
         checked = list(jobs)
-        imported = _registered_imports(named)
+        imported = self._registered_imports(named)
         names = tuple(sorted(imported.union(*(registered_by_text(job.path) for job in checked))))
         # The files that import one of them are candidates of the first pass too (their calls are judged).
         prefilter = Prefilter(self.options.prefilter.aliases, names)
@@ -119,21 +120,66 @@ class Session:
         defs, other than the checked ones."""
         done = {os.path.abspath(job.path) for job in checked}
         wanted: dict[str, set[Path]] = {}  # candidate file -> the named modules it may register defs of
+        roots: set[Path] = set()
         for path in named:
             root = project_root(Path(path))
             if root is None:
                 continue
-            for candidate in project_files(root, DEFAULT_EXCLUDES):
-                if str(candidate) not in done and os.path.abspath(candidate) != os.path.abspath(path):
-                    wanted.setdefault(str(candidate), set()).add(Path(path))
+            roots.add(root)
+            for candidate in self._mentioning_api(root):
+                if candidate not in done and candidate != os.path.abspath(path):
+                    wanted.setdefault(candidate, set()).add(Path(path))
         found = self._check_mentioning(wanted, (PREFILTER,), self.options, job_for)
         aliases = sorted({name for outcome in found for name in outcome.links.exports if "allow_in_graph" not in name})
         if aliases:  # ``register = allow_in_graph`` in a utils module: the files naming ``register`` too
             needles = tuple(name.encode() for name in aliases)
-            rest = {path: modules for path, modules in wanted.items() if not _read_mentions(path, (PREFILTER,))}
+            rest: dict[str, set[Path]] = {}
+            for path in named:
+                root = project_root(Path(path))
+                for candidate in project_files(root, DEFAULT_EXCLUDES) if root is not None else ():
+                    absolute = os.path.abspath(candidate)
+                    if (
+                        absolute not in done
+                        and absolute not in self._mentioning_api(root)
+                        and absolute != os.path.abspath(path)
+                    ):
+                        rest.setdefault(absolute, set()).add(Path(path))
             found += self._check_mentioning(
                 rest, needles, replace(self.options, prefilter=Prefilter(tuple(aliases))), job_for
             )
+        return found
+
+    def _mentioning_api(self, root: Path) -> dict[str, bytes]:
+        """The files of the project under ``root`` that mention the API (absolute path -> bytes),
+        read once per run: the reverse scan and the registered functions both start there."""
+        if root not in self._mentioning:
+            self._mentioning[root] = {
+                os.path.abspath(path): data
+                for path in project_files(root, DEFAULT_EXCLUDES)
+                if (data := _read_mentions(str(path), (PREFILTER,))) is not None
+            }
+        return self._mentioning[root]
+
+    def _registered_imports(self, named: Sequence[str]) -> set[str]:
+        """The names the files named alone import from their project that the project
+        registers at a top level (a text scan; no parse but of the named files' imports):
+        their calls are judged even when no file that registers them is checked."""
+        found: set[str] = set()
+        outlines = Outlines(limit=64)
+        for path in named:
+            root = project_root(Path(path))
+            if root is None:
+                continue
+            registered = set().union(*(registered_in(data) for data in self._mentioning_api(root).values()))
+            try:
+                text = Path(path).read_bytes()
+            except OSError:
+                continue
+            if not any(name.encode() in text for name in registered):
+                continue  # it names none of them: no parse
+            for bound, qualified in outlines.imports(Path(path)).items():
+                if qualified.rpartition(".")[2] in registered:
+                    found.add(bound)
         return found
 
     def _check_mentioning(
@@ -220,20 +266,6 @@ def _only_calls(job: Job, prefilter: Prefilter) -> Job | None:
         return None
     codes = tuple(code for code in job.codes if code in _CALL_RULES)
     return replace(job, codes=codes) if codes else None
-
-
-def _registered_imports(named: Sequence[str]) -> set[str]:
-    """The names the files named alone import from their project that the importing
-    module's project registers there (by CPython's outlines, without libcst): their calls
-    are judged even when no file that registers them is checked."""
-    outlines = Outlines(limit=64)
-    found: set[str] = set()
-    for path in named:
-        for bound, qualified in outlines.of(Path(path)).reexports.items():
-            where = outlines.defined_at(path, qualified)
-            if where is not None and where[1] in outlines.of(where[0]).registered:
-                found.add(bound)
-    return found
 
 
 def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> bool:
