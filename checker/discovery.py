@@ -7,7 +7,9 @@ whatever matches an ``--exclude`` pattern. Symbolic links to files are checked;
 links to directories are followed, but each real directory is walked once, so a
 link loop ends with a note rather than a hang. Problems met on the way (a directory
 that cannot be read, a loop) are yielded as :class:`DiscoveryProblem` values among
-the sources, so the caller can report them and go on.
+the sources, so the caller can report them and go on. A file to check that is not a
+regular file (a FIFO would block the reader, ``/dev/zero`` never ends) is yielded
+with its :class:`SpecialFile` kind, for the caller to report without opening it.
 
 Nothing here reads file contents or writes anything.
 """
@@ -18,6 +20,7 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from fnmatch import fnmatchcase
 
 #: Directory and file names never walked into, unless named explicitly.
@@ -50,18 +53,38 @@ STDIN = "-"
 _DirId = tuple[int, int]
 
 
+class SpecialFile(Enum):
+    """What a path to check is when it is not a regular file; the value names it."""
+
+    FIFO = "a FIFO"
+    CHARACTER_DEVICE = "a character device"
+    BLOCK_DEVICE = "a block device"
+    SOCKET = "a socket"
+    OTHER = "a special file"
+
+    @property
+    def reason(self) -> str:
+        """Why the file was not checked, as its AIG900 finding says."""
+        return (
+            f"not a regular file: {self.value}; it was not opened, as reading it could block "
+            "or never end; exclude it or name regular files"
+        )
+
+
 @dataclass(frozen=True)
 class Source:
     """One file to check.
 
     ``path`` is where to read it (``None`` for standard input); ``display`` is how
     findings name it: the path as the user spelled it, joined with the path inside
-    the walked directory.
+    the walked directory. ``special`` is set when the path is not a regular file: it
+    must never be opened.
     """
 
     path: str | None
     display: str
     explicit: bool = False
+    special: SpecialFile | None = None
 
     @property
     def is_stdin(self) -> bool:
@@ -143,7 +166,7 @@ class _Walker:
             else:
                 # Anything else named explicitly is read as a file, even a broken
                 # link or a name without ".py": the engine reports what it cannot read.
-                source = Source(argument, _display(argument), explicit=True)
+                source = Source(argument, _display(argument), explicit=True, special=_special(argument))
                 if self._first_time(argument):
                     yield source
 
@@ -199,7 +222,7 @@ class _Walker:
                     self._walked_dirs.add(entry_id)
                     yield _Frame(entry.path, relative, {**frame.ancestors, entry_id: shown})
             elif entry.name.endswith(".py"):
-                yield _not_a_file(entry, shown) or Source(entry.path, shown)
+                yield Source(entry.path, shown, special=_special(entry))
 
     def _excluded(self, name: str, relative: str, shown: str) -> bool:
         if name in DEFAULT_EXCLUDES:
@@ -229,17 +252,28 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _not_a_file(entry: os.DirEntry[str], shown: str) -> DiscoveryProblem | None:
-    """A problem for a ``*.py`` entry that must not be read (a FIFO would block)."""
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, SpecialFile.FIFO),
+    (stat.S_ISCHR, SpecialFile.CHARACTER_DEVICE),
+    (stat.S_ISBLK, SpecialFile.BLOCK_DEVICE),
+    (stat.S_ISSOCK, SpecialFile.SOCKET),
+)
+
+
+def _special(path: str | os.DirEntry[str]) -> SpecialFile | None:
+    """What the file at ``path`` (links followed) is unless it is a regular file.
+
+    ``stat`` never opens the file, so it cannot block on a FIFO.
+    """
     try:
-        mode = entry.stat(follow_symlinks=True).st_mode
+        mode = path.stat().st_mode if isinstance(path, os.DirEntry) else os.stat(path).st_mode
     except OSError:
         # A broken link or an unreadable entry is still a source: the engine reports
         # it as AIG900, which is where users look for files that were not checked.
         return None
     if stat.S_ISREG(mode):
         return None
-    return DiscoveryProblem(shown, "not a regular file")
+    return next((kind for is_kind, kind in _SPECIAL_KINDS if is_kind(mode)), SpecialFile.OTHER)
 
 
 def _dir_id(path: str) -> _DirId | None:

@@ -52,8 +52,9 @@ def project_files(root: Path, skip: Set[str]) -> Iterator[Path]:
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(name for name in folders if name not in skip)
         for name in sorted(files):
-            if name.endswith(".py"):
-                yield Path(folder, name)
+            # Regular files only: reading a FIFO named like a module would block the run.
+            if name.endswith(".py") and os.path.isfile(path := os.path.join(folder, name)):
+                yield Path(path)
 
 
 def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:

@@ -23,7 +23,7 @@ from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache
 from checker.config import Config
 from checker.discovery import STDIN, DiscoveryProblem, Source, discover
-from checker.engine import FileReport, check_source, decode_source
+from checker.engine import FileReport, check_source, decode_source, unanalysable
 from checker.findings import Finding
 from checker.noqa import UnusedNoqa
 from checker.options import RunOptions
@@ -34,7 +34,7 @@ from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
 from checker.session import JobFor, Session
 from checker.settings import Settings, codes_for, excluded, settings
-from checker.source import Prefilter
+from checker.source import Prefilter, Unanalysable
 from checker.streams import is_tty, write, write_bytes
 
 PROG = "aigcheck"
@@ -98,6 +98,9 @@ def check(args: RunOptions) -> int:
             write(sys.stderr, f"{PROG}: warning: {item}\n")
         elif item.path is None:
             _check_stdin(item, args, run_settings, run, session, job_for)
+        elif item.special is not None:
+            if not excluded(item, args, config):
+                _not_opened(item, args, run_settings, run)
         elif not excluded(item, args, config):
             jobs.append(_job(item, args, run_settings))
             if item.explicit:
@@ -161,6 +164,13 @@ def _check_stdin(
         index=session.index,
     )
     _absorb(source, data, report, args, run)
+
+
+def _not_opened(source: Source, args: RunOptions, run_settings: Settings, run: _Run) -> None:
+    """A FIFO, device or socket to check: an AIG900, and never opened."""
+    assert source.special is not None
+    why = Unanalysable(source.special.reason)
+    _absorb(source, None, unanalysable(source.display, codes_for(source, args, run_settings), why), args, run)
 
 
 def _cache(args: RunOptions, config: Config) -> Cache | None:
@@ -301,6 +311,8 @@ def _source_lines(findings: Iterable[Finding], origins: dict[str, str | bytes]) 
     lines: dict[str, list[str]] = {}
     for path in {finding.path for finding in findings}:
         origin = origins.get(path, path)
+        if isinstance(origin, str) and not os.path.isfile(origin):
+            continue  # a FIFO or a device (AIG900) is never opened, not even for an excerpt
         try:
             data = origin if isinstance(origin, bytes) else Path(origin).read_bytes()
             lines[path] = split_lines(decode_source(data))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, MissingPathError, Source, discover
+from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, MissingPathError, Source, SpecialFile, discover
 
 
 def touch(root: Path, *names: str) -> None:
@@ -203,13 +203,15 @@ class TestSymlinks:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_named_like_python_is_not_read(tree: Path) -> None:
+def test_a_fifo_is_yielded_marked_special_so_that_it_is_never_opened(tree: Path) -> None:
     touch(tree, "pkg/a.py")
     os.mkfifo(tree / "pkg" / "pipe.py")
-    items = list(discover(["pkg"]))
-    assert [item.display for item in items if isinstance(item, Source)] == ["pkg/a.py"]
-    assert [str(item) for item in items if isinstance(item, DiscoveryProblem)] == [
-        "skipped 'pkg/pipe.py': not a regular file"
+    os.mkfifo(tree / "named")
+    items = list(discover(["pkg", "named"]))
+    assert [(item.display, item.special) for item in items if isinstance(item, Source)] == [
+        ("pkg/a.py", None),
+        ("pkg/pipe.py", SpecialFile.FIFO),
+        ("named", SpecialFile.FIFO),
     ]
 
 
