@@ -10,7 +10,10 @@ instead; ``--isolated`` uses none.
 
 Every key, type and code is checked when the file is read: a mistake stops the run
 with a message that names the file, the key and what was expected, instead of being
-silently ignored. The command line overrides the file (see :mod:`checker.cli`).
+silently ignored. A file that is not a regular file (``--config /dev/zero``, a FIFO),
+is larger than :data:`MAX_CONFIG_BYTES` or nests too deeply to parse is refused the
+same way, before it can block the run or exhaust its memory or stack. The command
+line overrides the file (see :mod:`checker.cli`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from difflib import get_close_matches
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from checker.discovery import special_file
 from checker.findings import Severity
 from checker.reporters import REPORTERS
 from checker.selection import Catalogue, SelectionError
@@ -35,6 +39,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 FILE_NAME = "pyproject.toml"
 TABLE = "[tool.aigcheck]"
+#: A configuration file larger than this is refused unread (pyproject.toml files are a few KiB).
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 _RULES = 'a list of codes, rule names or code prefixes, such as ["AIG301", "captured-mutable-state", "AIG4"]'
 #: Every key, with what it must hold (quoted in type errors).
@@ -240,10 +246,15 @@ def parse_table(table: Mapping[str, object], path: Path) -> Config:
 
 def _read_toml(path: Path) -> dict[str, object]:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = _read_bounded(path).decode("utf-8")
         return tomllib.loads(text)
     except OSError as error:
         raise ConfigError(f"{_shown(path)}: cannot read the file: {error.strerror or type(error).__name__}") from None
+    except RecursionError:
+        raise ConfigError(
+            f"{_shown(path)}: invalid TOML: arrays or inline tables are nested too deeply to read; "
+            "flatten them, or pass --isolated to ignore the file"
+        ) from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{_shown(path)}: invalid TOML: the file is not UTF-8 ({error.reason})") from None
     except tomllib.TOMLDecodeError as error:
@@ -258,6 +269,34 @@ def _read_toml(path: Path) -> dict[str, object]:
             place = f"{text.count(chr(10)) + (0 if text.endswith(chr(10)) else 1)}"
             raise ConfigError(f"{_shown(path)}:{place}: invalid TOML: {message.strip()}") from None
         raise ConfigError(f"{_shown(path)}:{line}:{column}: invalid TOML: {message[: position.start()]}") from None
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a regular file of at most :data:`MAX_CONFIG_BYTES`; :class:`ConfigError` otherwise.
+
+    The kind is checked before opening (opening a FIFO blocks), and the open does not
+    block either, in case the path changes in between; reading stops past the limit
+    whatever size the file claims.
+    """
+    kind = special_file(str(path))
+    if kind is not None:
+        raise ConfigError(f"{_shown(path)}: not a regular file: {kind.value}; {_REMEDY}")
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(descriptor, "rb") as stream:
+        kind = special_file(stream.fileno())
+        if kind is not None:
+            raise ConfigError(f"{_shown(path)}: not a regular file: {kind.value}; {_REMEDY}")
+        data = stream.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{_shown(path)}: the file is larger than the {MAX_CONFIG_BYTES // (1024 * 1024)} MiB "
+            f"a configuration may be; {_REMEDY}"
+        )
+    return data
+
+
+#: What to do about a configuration file that cannot be read.
+_REMEDY = f"name a {FILE_NAME} with a {TABLE} table with --config, or pass --isolated to use none"
 
 
 def _table(document: Mapping[str, object], path: Path) -> Mapping[str, object] | None:

@@ -60,6 +60,7 @@ class SpecialFile(Enum):
     CHARACTER_DEVICE = "a character device"
     BLOCK_DEVICE = "a block device"
     SOCKET = "a socket"
+    DIRECTORY = "a directory"
     OTHER = "a special file"
 
     @property
@@ -166,7 +167,7 @@ class _Walker:
             else:
                 # Anything else named explicitly is read as a file, even a broken
                 # link or a name without ".py": the engine reports what it cannot read.
-                source = Source(argument, _display(argument), explicit=True, special=_special(argument))
+                source = Source(argument, _display(argument), explicit=True, special=special_file(argument))
                 if self._first_time(argument):
                     yield source
 
@@ -222,7 +223,7 @@ class _Walker:
                     self._walked_dirs.add(entry_id)
                     yield _Frame(entry.path, relative, {**frame.ancestors, entry_id: shown})
             elif entry.name.endswith(".py"):
-                yield Source(entry.path, shown, special=_special(entry))
+                yield Source(entry.path, shown, special=special_file(entry))
 
     def _excluded(self, name: str, relative: str, shown: str) -> bool:
         if name in DEFAULT_EXCLUDES:
@@ -257,19 +258,20 @@ _SPECIAL_KINDS = (
     (stat.S_ISCHR, SpecialFile.CHARACTER_DEVICE),
     (stat.S_ISBLK, SpecialFile.BLOCK_DEVICE),
     (stat.S_ISSOCK, SpecialFile.SOCKET),
+    (stat.S_ISDIR, SpecialFile.DIRECTORY),
 )
 
 
-def _special(path: str | os.DirEntry[str]) -> SpecialFile | None:
-    """What the file at ``path`` (links followed) is unless it is a regular file.
-
-    ``stat`` never opens the file, so it cannot block on a FIFO.
+def special_file(path: str | int | os.DirEntry[str]) -> SpecialFile | None:
+    """What the file at ``path`` (links followed; or an open file descriptor) is unless
+    it is a regular file. ``stat`` never opens the file, so it cannot block on a FIFO.
     """
     try:
         mode = path.stat().st_mode if isinstance(path, os.DirEntry) else os.stat(path).st_mode
     except OSError:
-        # A broken link or an unreadable entry is still a source: the engine reports
-        # it as AIG900, which is where users look for files that were not checked.
+        # Not known to be special (a broken link, an unreadable entry): whoever opens it
+        # says why it cannot be read, the engine in an AIG900 (where users look for files
+        # that were not checked).
         return None
     if stat.S_ISREG(mode):
         return None
