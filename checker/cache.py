@@ -1,15 +1,21 @@
 """A content-hash cache of per-file results (``.aigcheck_cache/``).
 
-A file's report depends on its bytes, its shown path, the rules run on it, the
-registrar aliases the pre-filter looked for and the checker itself, so the key
-hashes all five; it can also depend on the project's
-other modules that registrars were imported from, so each entry lists those files
-with their hashes and is a miss as soon as one of them changed; the checker's part is a digest of the
-sizes and modification times of its own source files, so any change to the checker
-(not only a version bump) invalidates every entry. Entries are written to a
-temporary file and renamed into place, so two runs racing on one cache never see a
-half-written entry; an unreadable or corrupt entry is a miss. Runs that fix files or
-report unused suppressions bypass the cache.
+A result is reused only when everything it was computed from is unchanged. The key
+hashes the file's bytes, its shown path and its place under the project root, the
+rules run on it, the registrar aliases the pre-filter looked for, the settings of the
+configuration and the checker itself (a digest of the sizes and modification times of
+its own source files, so any change to the checker, not only a version bump,
+invalidates every entry). A result can also depend on other files of the project
+(modules it imports from, files that may change a name it reads), so each entry lists
+them with their hashes, and the files an import looked for and did not find as absent:
+the entry is a miss as soon as one of them changed, appeared or went away.
+
+Entries hold paths relative to the project root, so a copied tree, a cache restored
+into a new checkout, or two checkouts sharing one ``--cache-dir`` check each
+dependency against their own files. Entries are written to a temporary file and
+renamed into place, so two runs racing on one cache never see a half-written entry;
+an unreadable, oversized or corrupt entry is a miss and is written again. Runs that
+fix files or report unused suppressions bypass the cache.
 """
 
 from __future__ import annotations
@@ -17,47 +23,76 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import checker
+from checker.config import Config
 from checker.engine import FileReport, Outcome
 from checker.findings import Finding, Severity
-from checker.links import Elsewhere, Links, Place, Registrar, Via
+from checker.links import ABSENT, Elsewhere, Links, Place, Registrar, Via
+
+T = TypeVar("T")
 
 CACHE_DIR_NAME = ".aigcheck_cache"
+#: The layout of entries (a part of every key too); old entries are only misses.
 _FORMAT = "1"
+#: An entry larger than this is a miss, never read (and a result that large is not kept):
+#: an entry holds one file's findings and paths, a few KB.
+MAX_ENTRY_BYTES = 8 * 1024 * 1024
+_GITIGNORE = "# Created by aigcheck.\n*\n"
 
 
 class Cache:
-    def __init__(self, directory: Path) -> None:
+    """``root``: the project root that entries' paths are relative to (the working
+    directory when None); ``settings``: a digest of the configuration (:func:`settings_digest`)."""
+
+    def __init__(self, directory: Path, root: Path | None = None, settings: str = "") -> None:
         self.directory = directory
+        self.root = os.path.abspath(root if root is not None else os.curdir)
+        #: Dependencies are recorded resolved (symlinks followed), so they are relative to this.
+        self.real_root = os.path.realpath(self.root)
+        self.settings = settings
         self.hits = 0
         self.misses = 0
 
     @classmethod
-    def at(cls, root: Path) -> Cache:
+    def at(cls, root: Path, settings: str = "") -> Cache:
         """The cache under ``root``, created on first write."""
-        return cls(root / CACHE_DIR_NAME)
+        return cls(root / CACHE_DIR_NAME, root, settings)
 
     def key(self, data: bytes, path: str, codes: Sequence[str], aliases: Sequence[str] = ()) -> str:
-        """``aliases``: the project's registrar aliases the pre-filter looked for."""
+        """``path``: the file as shown; ``aliases``: the project's registrar aliases the pre-filter looked for."""
+        # Where the file sits under the root: the same shown path from another working
+        # directory is another file, whose dependencies are elsewhere relative to the root.
+        placed = _relative(os.path.abspath(path), self.root)
         digest = hashlib.sha256()
-        for part in (_FORMAT, checker_digest(), path, ",".join(sorted(codes)), ",".join(sorted(aliases))):
+        for part in (
+            _FORMAT,
+            checker_digest(),
+            self.settings,
+            path,
+            placed,
+            ",".join(sorted(codes)),
+            ",".join(sorted(aliases)),
+        ):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
         digest.update(data)
         return digest.hexdigest()
 
     def get(self, key: str) -> Outcome | None:
         try:
-            stored = json.loads(self._entry(key).read_text(encoding="utf-8"))
-            outcome = _decode(stored)
-        except (OSError, ValueError, KeyError, TypeError):
+            outcome = self._decode(json.loads(_read_entry(self._entry(key))), key)
+        except Exception:  # noqa: BLE001 - whatever is wrong with an entry (RecursionError, MemoryError too), it is a miss
+            outcome = None
+        if outcome is None:
             self.misses += 1
-            return None
-        self.hits += 1
+        else:
+            self.hits += 1
         return outcome
 
     def put(self, key: str, outcome: Outcome) -> None:
@@ -65,27 +100,93 @@ class Cache:
             return  # a crash is not a result worth keeping
         entry = self._entry(key)
         try:
-            self._prepare(entry.parent)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=entry.parent, prefix=".tmp-", delete=False
-            ) as stream:
-                json.dump(_encode(outcome), stream)
+            data = json.dumps(self._encode(outcome, key)).encode("utf-8", "surrogatepass")
+            if len(data) > MAX_ENTRY_BYTES:
+                return
+            self._prepare(entry)
+            with tempfile.NamedTemporaryFile("wb", dir=entry.parent, prefix=".tmp-", delete=False) as stream:
+                stream.write(data)
             os.replace(stream.name, entry)
-        except OSError:
+        except (OSError, ValueError):
             pass  # a cache that cannot be written only costs time
 
     def _entry(self, key: str) -> Path:
         return self.directory / _FORMAT / key[:2] / f"{key}.json"
 
-    def _prepare(self, folder: Path) -> None:
-        if not self.directory.exists():
+    def _prepare(self, entry: Path) -> None:
+        if not (self.directory / ".gitignore").is_file():
             self.directory.mkdir(parents=True, exist_ok=True)
             # Never committed, never backed up (as ruff and pytest mark theirs).
-            (self.directory / ".gitignore").write_text("# Created by aigcheck.\n*\n", encoding="utf-8")
+            (self.directory / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
             (self.directory / "CACHEDIR.TAG").write_text(
                 "Signature: 8a477f597d28d172789f06886806bc55\n# aigcheck cache\n", encoding="utf-8"
             )
-        folder.mkdir(parents=True, exist_ok=True)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        if entry.is_dir() and not entry.is_symlink():
+            entry.rmdir()  # a folder where the entry goes: only an empty one is taken away
+
+    # -- entries ----------------------------------------------------------------------
+
+    def _encode(self, outcome: Outcome, key: str) -> dict[str, object]:
+        report, links = outcome.report, outcome.links
+        return {
+            "key": key,
+            "path": report.path,
+            "parsed": report.parsed,
+            "suppressed": report.suppressed,
+            "findings": [finding.as_dict() for finding in report.findings],
+            "dependencies": [[_relative(path, self.real_root), digest] for path, digest in links.dependencies],
+            "exports": list(links.exports),
+            "handoffs": [
+                [_relative(path, self.real_root), *_encode_elsewhere(elsewhere)] for path, elsewhere in links.handoffs
+            ],
+            "registered": list(links.registered),
+        }
+
+    def _decode(self, stored: object, key: str) -> Outcome | None:
+        """The outcome an entry holds, or None when a file it depends on changed;
+        ``ValueError`` (or another error) for an entry that is not one this checker wrote."""
+        if not isinstance(stored, dict) or stored.get("key") != key:
+            raise ValueError("not the entry of this key")
+        dependencies = tuple(
+            (self._absolute(_text(path)), _text(digest)) for path, digest in _items(stored["dependencies"], 2)
+        )
+        if changed(dict(dependencies)):
+            return None
+        findings = tuple(_decode_finding(item) for item in _items(stored["findings"]))
+        report = FileReport(
+            _text(stored["path"]),
+            findings,
+            parsed=_typed(stored["parsed"], bool),
+            suppressed=_typed(stored["suppressed"], int),
+        )
+        links = Links(
+            exports=tuple(_text(name) for name in _items(stored["exports"])),
+            dependencies=dependencies,
+            handoffs=tuple(
+                (self._absolute(_text(path)), _decode_elsewhere(name, registrar, where))
+                for path, name, registrar, where in _items(stored["handoffs"], 4)
+            ),
+            registered=tuple(_text(name) for name in _items(stored["registered"])),
+        )
+        return Outcome(report, links)
+
+    def _absolute(self, path: str) -> str:
+        return os.path.normpath(os.path.join(self.real_root, path))
+
+
+def settings_digest(config: Config) -> str:
+    """A digest of the settings of ``[tool.aigcheck]`` that can change a file's result
+    (not where the file is, how findings are printed or which severity fails)."""
+    settings = [
+        config.select,
+        config.extend_select,
+        config.ignore,
+        sorted((entry.pattern, sorted(entry.codes)) for entry in config.per_file_ignores),
+        config.exclude,
+        config.doc_strict,
+    ]
+    return hashlib.sha256(json.dumps(settings).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -94,23 +195,49 @@ def checker_digest() -> str:
     root = Path(checker.__file__).parent
     digest = hashlib.sha256(checker.__version__.encode())
     for source in sorted(root.rglob("*.py")):
-        stat = source.stat()
-        digest.update(f"{source.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+        status = source.stat()
+        digest.update(f"{source.relative_to(root)}:{status.st_size}:{status.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
-def _encode(outcome: Outcome) -> dict[str, object]:
-    report, links = outcome.report, outcome.links
-    return {
-        "path": report.path,
-        "parsed": report.parsed,
-        "suppressed": report.suppressed,
-        "findings": [finding.as_dict() for finding in report.findings],
-        "dependencies": [list(dependency) for dependency in links.dependencies],
-        "exports": list(links.exports),
-        "handoffs": [[path, *_encode_elsewhere(elsewhere)] for path, elsewhere in links.handoffs],
-        "registered": list(links.registered),
-    }
+def changed(consulted: dict[str, str]) -> bool:
+    """Whether any consulted file differs from when it was consulted (path -> sha256 of
+    its bytes, or ``ABSENT`` for a file that was not there)."""
+    for name, digest in consulted.items():
+        present = os.path.isfile(name)  # (a FIFO there now would block a read)
+        if digest == ABSENT or not present:
+            if present != (digest == ABSENT):
+                return True
+            continue
+        try:
+            data = Path(name).read_bytes()
+        except OSError:
+            return True
+        if hashlib.sha256(data).hexdigest() != digest:
+            return True
+    return False
+
+
+def _read_entry(entry: Path) -> bytes:
+    """An entry's bytes; ``OSError`` for anything but a regular file of a sane size. Opened
+    without blocking, so a FIFO left where an entry goes cannot stop the run."""
+    descriptor = os.open(entry, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(descriptor, "rb") as stream:
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
+            raise OSError(f"{entry}: not a cache entry")
+        data = stream.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise OSError(f"{entry}: not a cache entry")
+    return data
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` relative to ``root`` (``../x.py`` outside it); absolute only on another drive."""
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:  # another drive (Windows)
+        return path
 
 
 def _encode_elsewhere(elsewhere: Elsewhere) -> list[object]:
@@ -122,50 +249,53 @@ def _encode_elsewhere(elsewhere: Elsewhere) -> list[object]:
     ]
 
 
-def _decode_elsewhere(name: object, registrar: list[object], where: list[object]) -> Elsewhere:
-    spelled, via, index, alias, module = registrar
-    path, line = where
+def _decode_elsewhere(name: object, registrar: object, where: object) -> Elsewhere:
+    spelled, via, index, alias, module = _items(registrar)
+    path, line = _items(where)
     return Elsewhere(
-        str(name),
-        Registrar(str(spelled), Via(via), int(index), str(alias), str(module)),  # type: ignore[call-overload]
-        Place(str(path), int(line)),  # type: ignore[call-overload]
+        _text(name),
+        Registrar(_text(spelled), Via(via), _typed(index, int), _text(alias), _text(module)),
+        Place(_text(path), _typed(line, int)),
     )
 
 
-def _decode(stored: dict[str, object]) -> Outcome:
-    findings = []
-    for item in stored["findings"]:  # type: ignore[union-attr]
-        fields = dict(item)  # type: ignore[call-overload]
-        fields["severity"] = Severity(fields["severity"])
-        findings.append(Finding(**fields))
-    dependencies = tuple((str(path), str(digest)) for path, digest in stored["dependencies"])  # type: ignore[union-attr]
-    if changed(dict(dependencies)):
-        raise ValueError("a file this result depends on has changed")
-    report = FileReport(
-        str(stored["path"]),
-        tuple(findings),
-        parsed=bool(stored["parsed"]),
-        suppressed=int(stored["suppressed"]),
-    )
-    links = Links(
-        exports=tuple(str(name) for name in stored["exports"]),  # type: ignore[attr-defined]
-        dependencies=dependencies,
-        handoffs=tuple(
-            (str(path), _decode_elsewhere(name, registrar, where))
-            for path, name, registrar, where in stored["handoffs"]  # type: ignore[attr-defined]
-        ),
-        registered=tuple(str(name) for name in stored["registered"]),  # type: ignore[attr-defined]
-    )
-    return Outcome(report, links)
+_FINDING_FIELDS = {
+    "path": str,
+    "line": int,
+    "column": int,
+    "end_line": int,
+    "end_column": int,
+    "code": str,
+    "name": str,
+    "severity": str,
+    "message": str,
+    "fingerprint": str,
+}
 
 
-def changed(consulted: dict[str, str]) -> bool:
-    """Whether any consulted file's bytes differ from when it was consulted (path -> sha256)."""
-    for name, digest in consulted.items():
-        try:
-            data = Path(name).read_bytes()
-        except OSError:
-            return True
-        if hashlib.sha256(data).hexdigest() != digest:
-            return True
-    return False
+def _decode_finding(item: object) -> Finding:
+    if not isinstance(item, dict) or item.keys() != _FINDING_FIELDS.keys():
+        raise ValueError("not a finding")
+    fields = {name: _typed(item[name], kind) for name, kind in _FINDING_FIELDS.items()}
+    fields["severity"] = Severity(fields["severity"])
+    return Finding(**fields)  # type: ignore[arg-type]
+
+
+def _items(value: object, width: int | None = None) -> list[object]:
+    """A JSON list (of lists of ``width`` items each, when given)."""
+    if not isinstance(value, list):
+        raise ValueError("not a list")
+    if width is not None and not all(isinstance(item, list) and len(item) == width for item in value):
+        raise ValueError(f"not a list of {width}-item lists")
+    return value
+
+
+def _text(value: object) -> str:
+    return _typed(value, str)
+
+
+def _typed(value: object, kind: type[T]) -> T:
+    # bool is an int to isinstance; never the other way round in an entry.
+    if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        return value
+    raise ValueError(f"not a {kind.__name__}")

@@ -58,8 +58,9 @@ class Links:
     ``exports``: module-level names it binds to a registrar (``register = allow_in_graph``),
     which make other files that mention them candidates too; ``registered``: the top-level
     functions it registers, which make the files that import them candidates. ``dependencies``: the other
-    files its result depends on (path, sha256). ``handoffs``: registrations here of defs
-    and classes that other files define (that file's resolved path, the registration).
+    files its result depends on (path, sha256 of its bytes, or ``ABSENT`` for one an import
+    looked for and did not find). ``handoffs``: registrations here of defs and classes that
+    other files define (that file's resolved path, the registration).
     """
 
     exports: tuple[str, ...] = ()
@@ -67,3 +68,8 @@ class Links:
     handoffs: tuple[tuple[str, Elsewhere], ...] = ()
     #: Top-level functions registered here, whose calls in other files are judged too.
     registered: tuple[str, ...] = ()
+
+
+#: The digest recorded for a dependency that was not there: an import that found no file
+#: at a path depends on that path staying empty.
+ABSENT = ""

@@ -86,6 +86,20 @@ def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
     return found
 
 
+def looked_for(importer: Path, qualified: str) -> list[Path]:
+    """Every file :func:`candidates` and :func:`module_file` look for, there or not: an
+    answer that found nothing at one depends on it staying absent."""
+    base, parts = _base(importer, qualified)
+    if base is None:
+        return []
+    found = []
+    for module in (parts[:-1], parts):
+        folder = base.joinpath(*module)
+        found += [folder.with_suffix(".py")] if module else []
+        found.append(folder / "__init__.py")
+    return found
+
+
 def module_name(path: str) -> str | None:
     """The dotted name a file is imported as (``pkg/sub/mod.py`` -> ``pkg.sub.mod``), from
     its ``__init__.py`` chain; None outside a package."""

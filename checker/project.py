@@ -5,14 +5,16 @@ module ask about the others; the facts never see it otherwise. Nothing is import
 import resolves to a file by path alone (:mod:`checker.packages`). Parsed modules are
 cached for the process, and a checked file that was parsed earlier as another file's
 import is not parsed again; a module whose facts are being built is not entered again,
-so import cycles end. Which modules each module's facts consulted is recorded, so that
-the cache can tell when a result depends on a file that changed.
+so import cycles end. Which modules each module's facts consulted is recorded, and
+every file its imports looked for, there or not, so that the cache can tell when a
+result depends on a file that changed, went away or appeared.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,10 +35,11 @@ from checker.facts.module import ModuleFacts
 from checker.facts.places import seen_from
 from checker.facts.scopes import Binding, BindingKind
 from checker.facts.targets import Body, Target
-from checker.links import Place, Registrar
+from checker.libcst_text import for_libcst, parse_for_libcst
+from checker.links import ABSENT, Place, Registrar
 from checker.outlines import Outlines
-from checker.packages import candidates, module_file, names_a_submodule
-from checker.source import PREFILTER, decode_source, python_gate
+from checker.packages import candidates, looked_for, module_file, names_a_submodule
+from checker.source import PREFILTER, Gate, Unanalysable, decode_source, python_gate
 from checker.torch_api import Marker
 
 T = TypeVar("T")
@@ -70,19 +73,67 @@ class Project:
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
+        #: importing module -> every file its imports looked for (path -> sha256, or ABSENT);
+        #: for the cache only: parsed facts are not stale because a file nobody parsed appeared.
+        self._looked: dict[str, dict[str, str]] = {}
+        self._looked_names: dict[str, set[str]] = {}
+        self._looked_paths: dict[tuple[str, str], list[str]] = {}
+        self._digests: dict[str, tuple[Stamp | None, str]] = {}
 
     def dependencies(self, path: str) -> dict[str, str]:
-        """Every module the facts of ``path`` consulted, directly or through the modules
-        they consulted: path -> sha256 of its bytes."""
+        """Every file the result of ``path`` depends on, directly or through the modules
+        its facts consulted: path -> sha256 of its bytes, or ``ABSENT`` for a file an
+        import looked for and did not find."""
+        return self._closure(path, (self._looked, self._consulted))
+
+    def _closure(self, path: str, records: tuple[dict[str, dict[str, str]], ...]) -> dict[str, str]:
         start = _key(path)
         found: dict[str, str] = {}
         pending = [start]
         while pending:
-            for name, digest in self._consulted.get(pending.pop(), {}).items():
+            module = pending.pop()
+            # Where two records name one file, the last wins: the digest of the bytes parsed.
+            merged = {name: digest for record in records for name, digest in record.get(module, {}).items()}
+            for name, digest in merged.items():
                 if name not in found and name != start:
                     found[name] = digest
-                    pending.append(name)
+                    if digest != ABSENT:
+                        pending.append(name)
         return found
+
+    def _look(self, importer: str, qualified: str) -> None:
+        """Record the files an import of ``qualified`` in ``importer`` looks for, as they are now."""
+        importer_key = _key(importer)
+        names = self._looked_names.setdefault(importer_key, set())
+        if qualified in names:
+            return
+        names.add(qualified)
+        where = (str(Path(importer).parent), qualified)
+        if where not in self._looked_paths:
+            self._looked_paths[where] = [_key(str(path)) for path in looked_for(Path(importer), qualified)]
+        record = self._looked.setdefault(importer_key, {})
+        for path in self._looked_paths[where]:
+            if path != importer_key:
+                record[path] = self._digest(path)
+
+    def _digest(self, path: str) -> str:
+        """sha256 of the file's bytes, or ``ABSENT``; read again only when its stamp changed."""
+        stamp = _stamp(Path(path))
+        known = self._digests.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                # Only a regular file is a module (a FIFO there would block the read).
+                digest = hashlib.sha256(Path(path).read_bytes()).hexdigest() if os.path.isfile(path) else ABSENT
+            except OSError:
+                digest = ABSENT
+            known = self._digests[path] = (stamp, digest)
+        return known[1]
+
+    def _forget(self, key: str) -> None:
+        """A module about to be parsed again records afresh what it consults."""
+        self._consulted.pop(key, None)
+        self._looked.pop(key, None)
+        self._looked_names.pop(key, None)
 
     def parsed(self, path: str, digest: str) -> ModuleFacts | None:
         """The facts of ``path`` if it was already parsed with these bytes (as an import)
@@ -95,7 +146,7 @@ class Project:
 
     def _stale(self, key: str) -> bool:
         """Whether a module the facts of ``key`` consulted was edited since it was parsed."""
-        for name in self.dependencies(key):
+        for name in self._closure(key, (self._consulted,)):
             cached = self._facts.get(Path(name))
             if cached is None or cached[0] != _stamp(Path(name)):
                 return True
@@ -107,6 +158,7 @@ class Project:
         ``require_api``: only modules that mention the API (where registrars can be);
         values and base classes can come from any module of the package.
         """
+        self._look(importer, qualified)
         key = (str(Path(importer).parent), qualified)
         if key not in self._candidates:
             self._candidates[key] = candidates(Path(importer), qualified)
@@ -168,6 +220,7 @@ class Project:
         ]
 
     def module_file(self, importer: str, qualified: str) -> str | None:
+        self._look(importer, qualified)
         key = (str(Path(importer).parent), qualified)
         if key not in self._module_files:
             found = module_file(Path(importer), qualified)
@@ -191,6 +244,7 @@ class Project:
         return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
 
     def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
+        self._look(importer, qualified)
         where = self._outlines.defined_at(importer, qualified)
         if where is None or where[1] not in self._outlines.of(where[0]).values:
             return None  # no assignment binds it there (CPython's outline says, no parse): no alias
@@ -202,6 +256,7 @@ class Project:
             return facts.judge.alias_members(found.name, facts.tree.module, result, inside)
 
     def markers(self, module: str, name: str, checked: str) -> list[tuple[Marker, Place]]:
+        self._looked.setdefault(_key(checked), {})[_key(module)] = self._digest(_key(module))
         facts = self.facts(Path(module), require_api=False)
         if facts is None:
             return []
@@ -214,6 +269,7 @@ class Project:
         ]
 
     def registered_target(self, importer: str, qualified: str) -> Target | None:
+        self._look(importer, qualified)
         key = (importer, qualified)
         if key not in self._registered:
             self._registered[key] = self._registered_target(importer, qualified)
@@ -267,7 +323,7 @@ class Project:
         if stamp is None:
             return  # stdin, or a file that went away
         facts.digest = digest
-        self._consulted.pop(str(key), None)
+        self._forget(str(key))
         self._keep(key, (stamp, facts))
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
@@ -287,7 +343,7 @@ class Project:
             cached = None  # skipped before for not mentioning the API; now any module will do
         if cached is None or cached[0] != stamp or self._stale(str(key)):  # a long-lived process must see edits
             self._building.add(key)
-            self._consulted.pop(str(key), None)
+            self._forget(str(key))
             try:
                 cached = (stamp, self._parse(key, require_api, vetted=self._vetted(key, stamp)))
             finally:
@@ -313,11 +369,15 @@ class Project:
                 return None
             text = decode_source(data)
             # What would crash libcst is never handed to it.
-            if not vetted and python_gate(text).refused is not None:
+            gate = Gate() if vetted else python_gate(text)
+            if gate.refused is not None:
                 return None
-            module = cst.parse_module(text)
-        except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError, cst.ParserSyntaxError):
+            parsed = parse_for_libcst(for_libcst(text, gate.tree), gate)
+        except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError):
             return None
+        if isinstance(parsed, Unanalysable):
+            return None
+        module, _ = parsed
         facts = ModuleFacts(module, str(path), index=self)
         facts.digest = hashlib.sha256(data).hexdigest()
         return facts

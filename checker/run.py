@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from checker.baseline import load_baseline, write_baseline
-from checker.cache import Cache
+from checker.cache import Cache, settings_digest
 from checker.config import Config
 from checker.discovery import STDIN, DiscoveryProblem, Source, discover
 from checker.engine import FileReport, check_source, decode_source, unanalysable
@@ -176,7 +176,10 @@ def _not_opened(source: Source, args: RunOptions, run_settings: Settings, run: _
 def _cache(args: RunOptions, config: Config) -> Cache | None:
     if args.no_cache:
         return None
-    return Cache(Path(args.cache_dir)) if args.cache_dir is not None else Cache.at(config.root)
+    settings = settings_digest(config)
+    if args.cache_dir is not None:
+        return Cache(Path(args.cache_dir), config.root, settings)
+    return Cache.at(config.root, settings)
 
 
 def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOptions, run: _Run) -> None:
