@@ -12,22 +12,30 @@ The file is JSON::
         {"fingerprint": "...", "code": "AIG301", "path": "pkg/a.py", "line": 4, "message": "..."}]}
 
 Only ``fingerprint`` is read back; the other keys are there for the person reviewing
-the file. A fingerprint includes the path as shown, so check the tree the same way
-(same directory, same form of path arguments) as when the baseline was written.
+the file. Paths, in the file and in fingerprints, are relative to the project root
+(:func:`checker.fingerprints.project_path`), so a baseline written in one checkout
+hides the same findings in a copy, checked from any directory with any form of path.
+Baselines written before paths were project-relative are read the same way: their
+``path`` keys were only ever for the reader.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker.findings import Finding
+from checker.fingerprints import project_path
 from checker.reporters.base import ordered
 
 VERSION = 1
+#: A baseline larger than this is refused: one of a large tree's findings is a few MB.
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
 TOOL = "aigcheck"
 
 
@@ -76,7 +84,7 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
             {
                 "fingerprint": finding.fingerprint,
                 "code": finding.code,
-                "path": finding.path,
+                "path": project_path(finding.path),
                 "line": finding.line,
                 "message": finding.message,
             }
@@ -89,7 +97,7 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
 def load_baseline(path: Path) -> Baseline:
     """Read a baseline file; ``BaselineError`` says what is wrong with one that cannot be used."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_limited(path).decode("utf-8")
     except FileNotFoundError:
         raise BaselineError(f"baseline {path}: no such file (create it with --write-baseline)") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -116,3 +124,25 @@ def load_baseline(path: Path) -> Baseline:
             raise BaselineError(f"baseline {path}: finding {number} has no 'fingerprint' string")
         fingerprints[entry["fingerprint"]] += 1
     return Baseline(fingerprints)
+
+
+def _read_limited(path: Path) -> bytes:
+    """The bytes of a regular file of at most ``MAX_BASELINE_BYTES``. Opened without
+    blocking and checked before reading, so a FIFO or a device is refused at once."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise BaselineError(
+                f"baseline {path}: cannot read it: not a regular file; name the JSON file --write-baseline wrote"
+            )
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            data = stream.read(MAX_BASELINE_BYTES + 1) if status.st_size <= MAX_BASELINE_BYTES else b""
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_BASELINE_BYTES or status.st_size > MAX_BASELINE_BYTES:
+        raise BaselineError(
+            f"baseline {path}: larger than {MAX_BASELINE_BYTES // (1024 * 1024)} MB, so not a baseline aigcheck wrote;"
+            " write it again with --write-baseline"
+        )
+    return data

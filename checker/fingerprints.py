@@ -2,9 +2,10 @@
 
 A fingerprint hashes what the finding is about, not where it is: the code, the
 file's path relative to its project root (the nearest folder above it holding a
-``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``, so the directory a run
-starts from does not matter), the text of the offending line (whitespace collapsed)
-and of the reported expression, and the occurrence of that combination in the file.
+``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``, else the folder of its
+top-level package, so the directory a run starts from does not matter), the text of
+the offending line (whitespace collapsed) and of the reported expression, and the
+occurrence of that combination in the file.
 Line numbers and messages that cite them are left out, so inserting lines above a
 finding keeps its fingerprint; editing the offending line itself makes a new one.
 Files that cannot be parsed (AIG900) have no line text, so their message counts.
@@ -21,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from checker.findings import Finding
+from checker.packages import top_package
 
 
 def fingerprinted(findings: Sequence[Finding], lines: Sequence[str]) -> list[Finding]:
@@ -47,6 +49,9 @@ def project_path(path: str) -> str:
     except OSError:
         return path.replace("\\", "/")
     root = _project_root(absolute.parent)
+    if root is None:  # no marker above it: the folder its top-level package is in
+        package = top_package(absolute)
+        root = package.parent if package is not None else None
     return absolute.relative_to(root).as_posix() if root is not None else path.replace("\\", "/")
 
 

@@ -83,7 +83,11 @@ def check(args: RunOptions) -> int:
     # mistyped path stops the run before any output.
     items = discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>")
     run = _Run()
-    options = Options(args.jobs or default_workers(), fix=args.fixing, unused_noqa=args.report_unused_noqa)
+    # Contained: parsing happens in worker processes, so that a file that crashes libcst's
+    # native parser or overruns a budget costs only its own result.
+    options = Options(
+        args.jobs or default_workers(), fix=args.fixing, unused_noqa=args.report_unused_noqa, contained=True
+    )
     progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
     session = Session(options, _cache(args, config), progress)
 
