@@ -42,7 +42,6 @@ from checker.source import (
     read_candidate,
     source_encoding,
     split_lines,
-    syntax_error,
     too_large,
 )
 
@@ -176,6 +175,8 @@ def analyse_source(
         outcome = _check_text(text, path, rules, modules, fix, unused_noqa, digest, prefilter, tuple(elsewhere))
     except RecursionError:
         return Outcome(unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse")))
+    except MemoryError:
+        raise  # the process's budget, not a bug: its caller knows the budget and says so
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
         return Outcome(FileReport(path, internal_error=traceback.format_exc()))
     if outcome.report.fixed_source is None:
@@ -194,10 +195,9 @@ def _check_text(
     prefilter: Prefilter = API_ONLY,
     elsewhere: tuple[Elsewhere, ...] = (),
 ) -> Outcome:
-    import libcst as cst  # imported lazily: most files never get here
-
-    from checker.facts.module import ModuleFacts
+    from checker.facts.module import ModuleFacts  # imported lazily: most files never get here
     from checker.fixes import apply_fixes
+    from checker.libcst_text import for_libcst, parse_for_libcst
     from checker.positions import locate
 
     gate = python_gate(text)
@@ -206,12 +206,14 @@ def _check_text(
     if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
         return Outcome(FileReport(path))  # the API is only talked about (comments, docstrings, messages)
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
-    facts = modules.parsed(path, digest) if digest and not elsewhere else None
+    # (Nor when fixing: the fixed code must be of the very text parsed here.)
+    facts = modules.parsed(path, digest) if digest and not (elsewhere or fix) else None
+    prepared = for_libcst(text, gate.tree)
     if facts is None:
-        try:
-            module = cst.parse_module(text)
-        except cst.ParserSyntaxError as error:
-            return Outcome(unanalysable(path, _codes(rules), syntax_error(gate, error)))
+        parsed = parse_for_libcst(prepared, gate)
+        if isinstance(parsed, Unanalysable):
+            return Outcome(unanalysable(path, _codes(rules), parsed))
+        module, prepared = parsed
         facts = ModuleFacts(module, path, index=modules, elsewhere=elsewhere)
         if not elsewhere:
             modules.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
@@ -235,14 +237,15 @@ def _check_text(
     fixes: list[Fix] = []
     suppressed = 0
     used: set[Hit] = set()
+    fixing = fix and prepared.fixable
     for rule, report in raw:
         (line, column), (end_line, end_column) = spans[report.node]
         finding = Finding(
             path,
             line,
-            column,
+            prepared.column(line, column),
             end_line,
-            end_column,
+            prepared.column(end_line, end_column),
             rule.code,
             rule.name,
             rule.severity,
@@ -252,12 +255,12 @@ def _check_text(
         if hits:
             suppressed += 1
             used.update(hits)
-        elif fix and report.fix is not None:
+        elif fixing and report.fix is not None:
             fixes.append(report.fix)
         else:
             findings.add(finding)
     ordered = sorted(findings, key=Finding.sort_key)
-    fixed_source = apply_fixes(module, fixes) if fixes else None
+    fixed_source = prepared.restore(apply_fixes(module, fixes)) if fixes else None
     report = FileReport(
         path,
         tuple(fingerprinted(ordered, split_lines(text))),
