@@ -11,17 +11,21 @@ were given.
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.cache import Cache
+from checker.containment import DEFAULT_LIMITS, Alone, Limits
 from checker.engine import FileReport, Outcome, analyse_source, import_analysis, new_index, unanalysable
 from checker.links import Elsewhere
 from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
@@ -64,6 +68,10 @@ class Options:
     prefilter: Prefilter = API_ONLY
     #: The names of the functions the project registers (see ``checker.project.Project``).
     registered: tuple[str, ...] = ()
+    #: Parse only in worker processes, under ``limits``, so that a file that crashes the
+    #: parser or overruns a budget costs only its own result (see ``checker.containment``).
+    contained: bool = False
+    limits: Limits = DEFAULT_LIMITS
 
     @property
     def cacheable(self) -> bool:
@@ -110,26 +118,51 @@ class Workers:
     and parsed the modules the first pass needed. They fork before this process imports
     libcst: each imports it while this process goes on reading the tree."""
 
-    def __init__(self, count: int, registered: tuple[str, ...] = ()) -> None:
+    def __init__(self, count: int, registered: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS) -> None:
         self.count = count
         self.registered = registered
+        self.limits = limits
         self._pool: ProcessPoolExecutor | None = None
+        self._alone: Alone[tuple[bytes, Job, Options], Outcome] | None = None
 
     @property
     def started(self) -> bool:
         return self._pool is not None
 
-    def pool(self) -> ProcessPoolExecutor:
+    def pool(self, wanted: int | None = None) -> ProcessPoolExecutor:
+        """The pool, started with ``wanted`` processes (at most ``count``) if there is none."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=self.count, initializer=_start_worker, initargs=(self.registered,)
+                max_workers=min(self.count, wanted or self.count),
+                initializer=_start_worker,
+                initargs=(self.registered, self.limits),
             )
         return self._pool
+
+    def renew(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        """A new pool in place of ``broken`` (a worker died), unless that was done already."""
+        if self._pool is broken:
+            broken.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        return self.pool()
+
+    def alone(self, work: tuple[bytes, Job, Options]) -> Outcome:
+        """Check one file in a process of its own: how a file a dead worker had is retried."""
+        if self._alone is None:
+            self._alone = Alone(partial(_start_worker, self.registered, self.limits), _work_in_worker, self.limits)
+        answer = self._alone.run(work)
+        if isinstance(answer, Unanalysable):
+            _, job, _ = work
+            return Outcome(unanalysable(job.display, job.codes, answer))
+        return answer
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        if self._alone is not None:
+            self._alone.close()
+            self._alone = None
 
 
 def check_outcomes(
@@ -145,7 +178,7 @@ def check_outcomes(
     file is parsed here; each worker process keeps its own. ``workers``: processes the
     caller keeps for later calls (else this call starts its own and stops them)."""
     own = workers is None
-    pool = Workers(options.workers, options.registered) if workers is None else workers
+    pool = Workers(options.workers, options.registered, options.limits) if workers is None else workers
     pipeline = _Pipeline(options, cache, index or _own_index(), pool)
     done = 0
 
@@ -197,21 +230,35 @@ class _Pipeline:
         self.slots.append(slot)
         self.parsing += 1
         if self.pool is not None:
-            slot.send(self.pool)
+            self._send(slot)
         elif self.options.workers > 1:
             self.held.append(slot)
             if len(self.held) >= PARALLEL_FROM:
                 self._start_workers()
-        # with one worker, the slot is checked here when its turn comes
+        elif self.options.contained:
+            self.held.append(slot)
+            self._start_workers()
+        # with one worker, and not contained, the slot is checked here when its turn comes
 
     def _start_workers(self) -> None:
-        self.pool = self.workers.pool()
+        self.pool = self.workers.pool(len(self.held))
         for waiting in self.held:
-            waiting.send(self.pool)
+            self._send(waiting)
         self.held = []
 
+    def _send(self, slot: _Slot) -> None:
+        assert self.pool is not None
+        try:
+            slot.send(self.pool)
+        except BrokenProcessPool:  # a worker died since the last look
+            self.pool = self.workers.renew(self.pool)
+            slot.send(self.pool)
+
     def finish(self) -> None:
-        """No more files: what was held back is checked here, in this process."""
+        """No more files: what was held back goes to workers when contained, else is
+        checked here, in this process."""
+        if self.held and self.options.contained:
+            self._start_workers()
         self.held = []
 
     def ready(self, block: bool) -> Iterator[Outcome]:
@@ -224,10 +271,18 @@ class _Pipeline:
                 self._start_workers()
             self.slots.popleft()
             self.parsing -= slot.parses
-            outcome = slot.result(self.index)
+            outcome = slot.result(self.index, self._retry)
             if slot.key and self.cache is not None:
                 self.cache.put(slot.key, outcome)
             yield outcome
+
+    def _retry(self, slot: _Slot) -> Outcome:
+        """The outcome of a file whose worker died (it, or another file the worker had,
+        crashed or overran a budget): the file is checked again, alone."""
+        assert slot.pool is not None and slot.work is not None
+        if self.pool is slot.pool:
+            self.pool = self.workers.renew(slot.pool)
+        return self.workers.alone(slot.work)
 
     def cancel(self) -> None:
         """Drop the work of files whose outcome nobody will ask for (the caller stopped early)."""
@@ -248,23 +303,29 @@ class _Slot:
         self.key = key
         self.parses = outcome is None
         self.future: Future[Outcome] | None = None
+        self.pool: ProcessPoolExecutor | None = None
 
     def send(self, pool: ProcessPoolExecutor) -> None:
         assert self.work is not None
         self.future = pool.submit(_work_in_worker, self.work)
-        self.work = None  # the bytes now travel with the future
+        self.pool = pool  # the work is kept until the outcome is in: a dead worker's files are retried
 
     def done(self) -> bool:
         return self.outcome is not None or (self.future is not None and self.future.done())
 
-    def result(self, index: Callable[[], Project]) -> Outcome:
-        """The outcome, checked here with ``index()`` if no worker has it."""
+    def result(self, index: Callable[[], Project], retry: Callable[[_Slot], Outcome]) -> Outcome:
+        """The outcome, checked here with ``index()`` if no worker has it, or by ``retry``
+        if the worker that had it died."""
         if self.outcome is None:
             if self.future is not None:
-                self.outcome = self.future.result()
+                try:
+                    self.outcome = self.future.result()
+                except BrokenProcessPool:
+                    self.outcome = retry(self)
             else:
                 assert self.work is not None
                 self.outcome = _work(self.work, index())
+            self.work = None
         return self.outcome
 
 
@@ -300,8 +361,10 @@ def _own_index() -> Callable[[], Project]:
 _worker_index: Project | None = None
 
 
-def _start_worker(registered: tuple[str, ...]) -> None:
+def _start_worker(registered: tuple[str, ...], limits: Limits) -> None:
     global _worker_index
+    limits.apply()
+    faulthandler.disable()  # a crash here is expected and reported: no dump on stderr (under pytest)
     gc.disable()  # as in the parent: see quiet_gc
     import_analysis()
     _worker_index = new_index(registered)
@@ -309,7 +372,12 @@ def _start_worker(registered: tuple[str, ...]) -> None:
 
 def _work_in_worker(item: tuple[bytes, Job, Options]) -> Outcome:
     assert _worker_index is not None, "a worker starts with _start_worker"
-    return _work(item, _worker_index)
+    _, job, options = item
+    with options.limits.timed():
+        try:
+            return _work(item, _worker_index)
+        except MemoryError:
+            return Outcome(unanalysable(job.display, job.codes, options.limits.over_memory()))
 
 
 def _work(item: tuple[bytes, Job, Options], index: Project) -> Outcome:

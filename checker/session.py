@@ -96,7 +96,7 @@ class Session:
 
     @contextmanager
     def _sharing_workers(self) -> Iterator[None]:
-        self._workers = Workers(self.options.workers, self.options.registered)
+        self._workers = Workers(self.options.workers, self.options.registered, self.options.limits)
         try:
             yield
         finally:

@@ -32,10 +32,12 @@ def test_the_registry_shares_the_planned_codes() -> None:
 HEAVY = ("libcst", "checker.rules", "checker.facts", "checker.project", "checker.fixes", "checker.positions")
 
 _MAIN = f"""
+import resource
 import sys
 from checker.cli import main
 
 status = main(sys.argv[1:])
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss > 0)
 print(sorted(name for name in sys.modules if name.startswith({HEAVY!r})))
 sys.exit(status)
 """
@@ -43,9 +45,14 @@ sys.exit(status)
 
 def _run(*args: str) -> tuple[int, str, str]:
     """``aigcheck args`` in a new interpreter: the status, the output, and the heavy modules it imported."""
+    return _run_with_workers(*args)[:3]
+
+
+def _run_with_workers(*args: str) -> tuple[int, str, str, str]:
+    """As ``_run``, and whether the run started worker processes ("True"/"False")."""
     done = subprocess.run([sys.executable, "-c", _MAIN, *args], cwd=REPO, capture_output=True, text=True, check=False)
-    *output, imported = done.stdout.splitlines() or [done.stderr]
-    return done.returncode, "\n".join(output), imported
+    *output, workers, imported = done.stdout.splitlines() or ["", done.stderr]
+    return done.returncode, "\n".join(output), imported, workers
 
 
 def test_a_run_answered_from_the_cache_imports_neither_the_rules_nor_libcst(tmp_path: Path) -> None:
@@ -57,11 +64,11 @@ def test_a_run_answered_from_the_cache_imports_neither_the_rules_nor_libcst(tmp_
     (tree / "broken.py").write_text("# allow_in_graph\ndef f(:\n")
     (tree / "plain.py").write_text("x = 1\n")
     args = ["--isolated", "--cache-dir", str(tmp_path / "cache"), "--output-format", "json", "-j", "1", str(tree)]
-    status, cold, imported = _run(*args)
+    status, cold, imported, workers = _run_with_workers(*args)
     assert status == 1
-    assert "libcst" in imported  # it parsed
     assert "AIG301" in cold and "AIG900" in cold
-    assert _run(*args) == (1, cold, "[]")
+    assert (imported, workers) == ("[]", "True")  # parsed, in a worker process: the run is contained
+    assert _run_with_workers(*args) == (1, cold, "[]", "False")
 
 
 def test_importing_the_command_line_imports_neither_the_rules_nor_libcst() -> None:
