@@ -37,6 +37,7 @@ from checker.source import (
     MAX_FILE_BYTES,
     Prefilter,
     Unanalysable,
+    decode_leniently,
     decode_source,
     python_gate,
     read_candidate,
@@ -165,14 +166,19 @@ def analyse_source(
         return Outcome(FileReport(path))
     if len(data) > MAX_FILE_BYTES:
         return Outcome(unanalysable(path, _codes(rules), too_large(len(data))))
+    lossy = False
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return Outcome(unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}")))
+        lenient = decode_leniently(data)  # CPython may run it all the same: bad bytes in a comment
+        if lenient is None:
+            return Outcome(unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}")))
+        text, lossy = lenient, True
     try:
         digest = hashlib.sha256(data).hexdigest()
         modules = index if index is not None else new_index()
-        outcome = _check_text(text, path, rules, modules, fix, unused_noqa, digest, prefilter, tuple(elsewhere))
+        fixing = fix and not lossy  # fixed code of replaced bytes would not be the file's
+        outcome = _check_text(text, path, rules, modules, fixing, unused_noqa, digest, prefilter, tuple(elsewhere))
     except RecursionError:
         return Outcome(unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse")))
     except MemoryError:

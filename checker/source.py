@@ -141,6 +141,18 @@ def decode_source(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def decode_leniently(data: bytes) -> str | None:
+    """For bytes ``decode_source`` refuses: their text with what does not decode replaced
+    (U+FFFD), when CPython compiles them all the same (it does not decode comments
+    strictly), else None. Text decoded so is not what the file holds: it is never fixed."""
+    try:
+        ast.parse(data)
+        text = data.decode(source_encoding(data), errors="replace")
+    except (SyntaxError, ValueError, LookupError, RecursionError, MemoryError):
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 @dataclass(frozen=True)
 class Gate:
     """CPython's verdict: ``refused`` stops the file; ``syntax`` is kept for messages;

@@ -139,3 +139,22 @@ def test_the_fixtures_still_parse_unchanged_without_form_feeds() -> None:
         text = fixture.read_text(encoding="utf-8")
         prepared = for_libcst(text)
         assert (prepared.text, dict(prepared.removed), prepared.elided) == (text, {}, False)
+
+
+def test_bytes_that_do_not_decode_in_a_comment_do_not_hide_the_registration(tmp_path: Path) -> None:
+    """CPython compiles a file with a stray Latin-1 byte in a comment; so is it checked,
+    and never rewritten (its text, as read, is not the file's bytes)."""
+    path = tmp_path / "ops.py"
+    data = CAPTURE.replace("@torch.compiler", "# na\xefve\n@torch._dynamo").encode("latin-1")
+    compile(data, "ops.py", "exec")
+    path.write_bytes(data)
+    assert _findings(str(path)) == [("ops.py", 5, 2, "AIG407"), ("ops.py", 7, 16, "AIG301")]
+    _fix(path)
+    assert path.read_bytes() == data
+
+
+def test_bytes_that_do_not_decode_in_a_string_are_still_aig900(tmp_path: Path) -> None:
+    path = tmp_path / "ops.py"
+    path.write_bytes(CAPTURE.encode() + "NAME = 'na\xefve'\n".encode("latin-1"))
+    (finding,) = _findings(str(path))
+    assert finding[3] == "AIG900"
