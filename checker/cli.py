@@ -160,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=_positive,
         metavar="N",
-        help="check files in N processes (default: one per available core)",
+        help="check files in N processes (default: one per available core); "
+        "capped at the available cores and the number of files to check",
     )
     speed.add_argument("--no-cache", action="store_true", help="neither read nor write the cache of per-file results")
     speed.add_argument(

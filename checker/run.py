@@ -33,7 +33,7 @@ from checker.reporters import text as text_reporter
 from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
 from checker.session import JobFor, Session
-from checker.settings import Settings, codes_for, excluded, settings
+from checker.settings import Settings, codes_for, excluded, settings, useful_workers
 from checker.source import Prefilter, Unanalysable
 from checker.streams import is_tty, write, write_bytes
 
@@ -81,12 +81,15 @@ def check(args: RunOptions) -> int:
     baseline = load_baseline(Path(args.baseline)) if args.baseline is not None else None
     # discover() checks that every path exists before yielding anything, so a
     # mistyped path stops the run before any output.
-    items = discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>")
+    items = list(discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>"))
     run = _Run()
     # Contained: parsing happens in worker processes, so that a file that crashes libcst's
     # native parser or overruns a budget costs only its own result.
     options = Options(
-        args.jobs or default_workers(), fix=args.fixing, unused_noqa=args.report_unused_noqa, contained=True
+        useful_workers(args.jobs, default_workers(), items),
+        fix=args.fixing,
+        unused_noqa=args.report_unused_noqa,
+        contained=True,
     )
     progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
     session = Session(options, _cache(args, config), progress)

@@ -10,7 +10,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from checker.config import Config, discover_config, load_config
-from checker.discovery import DEFAULT_EXCLUDES, Source
+from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, Source
 from checker.findings import Severity
 from checker.options import RunOptions
 from checker.selection import Layer, Selection, resolve_selection
@@ -76,3 +76,18 @@ def codes_for(source: Source, args: RunOptions, run_settings: Settings) -> tuple
         return codes
     ignored = run_settings.config.ignored_codes(named)
     return tuple(code for code in codes if code not in ignored)
+
+
+def useful_workers(requested: int | None, cores: int, items: Sequence[Source | DiscoveryProblem]) -> int:
+    """How many worker processes to start: ``--jobs`` (default: one per usable core), but
+    never more than the usable ``cores``, nor than the files to check, since each worker
+    costs a process start and an import of libcst (``--jobs 100000`` took minutes).
+
+    A file named explicitly (or ``-``) sends the run searching its project for other
+    files to check, so with one the file count is no bound.
+    """
+    workers = min(requested or cores, cores)
+    sources = [item for item in items if isinstance(item, Source)]
+    if any(source.explicit for source in sources):
+        return workers
+    return max(1, min(workers, len(sources)))
