@@ -211,7 +211,7 @@ def _answer(tree: Path, cache: Path | None) -> tuple[int, str]:
 
 
 def _corrupt_cache(cache: Path, rng: random.Random) -> str:
-    entries = [path for path in cache.rglob("*.json")] if cache.exists() else []
+    entries = [path for path in cache.rglob("*.json") if path.is_file()] if cache.exists() else []
     if not entries:
         return "no entry to corrupt"
     entry = rng.choice(entries)
@@ -317,6 +317,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     started = time.monotonic()
     mutants = fuzz_mutants(args.mutants, rng)
+    print(f"mutants: {mutants}", file=sys.stderr, flush=True)
     corruption = fuzz_corruption(args.rounds, rng)
     section = report(mutants, corruption, time.monotonic() - started, args.seed)
     print(section)
