@@ -24,11 +24,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import get_close_matches
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from checker.discovery import special_file
 from checker.findings import Severity
+from checker.globs import glob_matches
 from checker.reporters import REPORTERS
 from checker.selection import Catalogue, SelectionError
 
@@ -131,9 +131,7 @@ class Config:
         relative = self._relative(file)
         if relative.startswith("../"):
             return False
-        parts = relative.split("/")
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        return any(matches(pattern.strip("/"), prefix, anchored=True) for pattern in patterns for prefix in prefixes)
+        return any(matches(pattern.strip("/"), relative, anchored=True, or_a_parent=True) for pattern in patterns)
 
     def _relative(self, file: str) -> str:
         absolute = os.path.abspath(file)
@@ -144,27 +142,19 @@ class Config:
         return relative.replace(os.sep, "/")
 
 
-def matches(pattern: str, path: str, *, anchored: bool = False) -> bool:
+def matches(pattern: str, path: str, *, anchored: bool = False, or_a_parent: bool = False) -> bool:
     """Whether a glob matches a ``/``-separated relative path, the way ruff's globs do.
 
     ``*`` also matches ``/``; ``**/`` matches any number of directories, none
-    included. Unless ``anchored``, a pattern without a ``/`` also matches the file's
-    own name, so ``"__init__.py"`` means that file in every directory.
+    included (in time linear in the path, however many there are: :mod:`checker.globs`).
+    Unless ``anchored``, a pattern without a ``/`` also matches the file's own name, so
+    ``"__init__.py"`` means that file in every directory. With ``or_a_parent``, a
+    directory above the path may match instead.
     """
     pattern = pattern.removeprefix("./")
-    name = path.rsplit("/", 1)[-1]
-    return any(fnmatchcase(path, variant) for variant in _variants(pattern)) or (
-        not anchored and "/" not in pattern and fnmatchcase(name, pattern)
-    )
-
-
-def _variants(pattern: str) -> list[str]:
-    """The pattern with each ``**/`` kept or dropped, so that it can match no directory."""
-    index = pattern.find("**/")
-    if index < 0:
-        return [pattern]
-    head, tail = pattern[:index], pattern[index + 3 :]
-    return [head + "**/" + rest for rest in _variants(tail)] + [head + rest for rest in _variants(tail)]
+    if glob_matches(pattern, path, or_a_parent=or_a_parent):
+        return True
+    return not anchored and "/" not in pattern and glob_matches(pattern, path.rsplit("/", 1)[-1])
 
 
 def search_start(paths: Sequence[str], stdin_filename: str | None, stdin: str = "-") -> Path:
