@@ -6,6 +6,7 @@ it returns the whole output as one string and never writes anywhere itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -47,3 +48,18 @@ def ordered(findings: Iterable[Finding]) -> list[Finding]:
         findings,
         key=lambda f: (f.path, f.line, f.column, f.code, f.end_line, f.end_column, f.message),
     )
+
+
+#: What ends a line or drives a terminal: C0 and C1 controls, DEL, the line and paragraph separators.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escape_controls(text: str, keep: str = "") -> str:
+    """``text`` with each control character (but those in ``keep``) written as a Python
+    string literal writes it: ``\\n``, ``\\t``, ``\\x1b``, ``\\u2028``.
+
+    A line-oriented format shows file names this way (the JSON and SARIF formats escape
+    them their own way), so a name holding a newline cannot split a finding in two and
+    one holding an escape sequence cannot drive the reader's terminal.
+    """
+    return _CONTROLS.sub(lambda found: found[0] if found[0] in keep else repr(found[0])[1:-1], text)

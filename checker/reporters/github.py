@@ -4,7 +4,9 @@ One line per finding, e.g.
 ``::error file=pkg/a.py,line=4,col=12,endLine=4,endColumn=17,title=AIG301 captured-tensor::...``.
 Errors are ``::error``, warnings ``::warning`` and info ``::notice``. Values are escaped
 as GitHub's toolkit (``@actions/core``) escapes them: ``%``, CR and LF in the message;
-those and ``:`` and ``,`` in properties. Nothing else is printed, so no summary.
+those and ``:`` and ``,`` in properties. GitHub has no escape for other control
+characters, which the log viewer would act on (``\\x1b`` starts a colour), so they are
+shown as Python writes them (``\\t``, ``\\x1b``). Nothing else is printed, so no summary.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from checker.findings import Finding, Severity
-from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, ordered
+from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, escape_controls, ordered
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -38,8 +40,8 @@ def command(finding: Finding) -> str:
 
 
 def escape_data(text: str) -> str:
-    """A message as ``escapeData`` of ``@actions/core`` writes it."""
-    return _printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A message as ``escapeData`` of ``@actions/core`` writes it, other control characters escaped."""
+    return escape_controls(_printable(text), keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

@@ -5,7 +5,8 @@ already understand (it is what flake8 and ruff print). With ``show_source`` (the
 CLI turns it on for a terminal) each finding is followed by its source line and a
 caret line under the reported span. With ``color`` (the CLI turns it on for a
 terminal, unless ``NO_COLOR`` is set) paths are bold and severities, codes and carets
-are coloured with ANSI escapes; other formats are never coloured.
+are coloured with ANSI escapes; other formats are never coloured. Control characters in
+a path or message are shown escaped (``\\n``, ``\\x1b``), so one finding is one line.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from checker.findings import Finding, Severity
-from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, ordered
+from checker.reporters.base import DEFAULT_OPTIONS, RenderOptions, escape_controls, ordered
 
 # Python ends lines with \n, \r\n or \r only; str.splitlines() also splits on form
 # feeds and other separators, which would shift every later line number.
@@ -44,16 +45,14 @@ def render(findings: Iterable[Finding], options: RenderOptions = DEFAULT_OPTIONS
 
 
 def format_finding(finding: Finding, *, color: bool = False) -> str:
-    """``path:line:col: CODE [severity] message``."""
+    """``path:line:col: CODE [severity] message``, on one line whatever the path holds."""
+    path, message = escape_controls(finding.path), escape_controls(finding.message)
     if not color:
-        return (
-            f"{finding.path}:{finding.line}:{finding.column}: {finding.code} [{finding.severity.value}] "
-            f"{finding.message}"
-        )
+        return f"{path}:{finding.line}:{finding.column}: {finding.code} [{finding.severity.value}] {message}"
     hue = _SEVERITY_COLORS[finding.severity]
     return (
-        f"{_BOLD}{finding.path}{_RESET}:{finding.line}:{finding.column}: {_BOLD}{finding.code}{_RESET} "
-        f"{hue}[{finding.severity.value}]{_RESET} {finding.message}"
+        f"{_BOLD}{path}{_RESET}:{finding.line}:{finding.column}: {_BOLD}{finding.code}{_RESET} "
+        f"{hue}[{finding.severity.value}]{_RESET} {message}"
     )
 
 

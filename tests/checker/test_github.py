@@ -66,6 +66,7 @@ def test_a_span_over_several_lines_has_no_columns() -> None:
         pytest.param("a\r\nb\nc", "a%0D%0Ab%0Ac", "a%0D%0Ab%0Ac", id="line-breaks"),
         pytest.param("x::y, z", "x::y, z", "x%3A%3Ay%2C z", id="colons-and-commas-only-in-properties"),
         pytest.param("%0A", "%250A", "%250A", id="escapes-are-not-read-back"),
+        pytest.param("a\x1b[1m\tb", "a\\x1b[1m\\tb", "a\\x1b[1m\\tb", id="other-controls-shown-escaped"),
     ],
 )
 def test_escaping(text: str, data: str, prop: str) -> None:

@@ -15,18 +15,20 @@ REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 60
 
 
-def aigcheck(cwd: Path, *argv: str, timeout: float = TIME_LIMIT) -> subprocess.CompletedProcess[str]:
-    """The finished run of ``aigcheck argv`` in ``cwd`` (without the cache).
+def aigcheck(
+    cwd: Path, *argv: str, timeout: float = TIME_LIMIT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The finished run of ``aigcheck argv`` in ``cwd`` (without the cache), with ``env``
+    added to the environment.
 
     Raises ``TimeoutExpired`` when it takes longer than ``timeout``, after stopping it and
     its worker processes (the run gets a process group of its own).
     """
     command = [sys.executable, "-m", "checker", "--no-cache", *argv]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     with subprocess.Popen(
         command,
         cwd=cwd,
-        env=env,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
