@@ -130,10 +130,11 @@ class Workers:
         return self._pool is not None
 
     def pool(self, wanted: int | None = None) -> ProcessPoolExecutor:
-        """The pool, started with ``wanted`` processes (at most ``count``) if there is none."""
+        """The pool, started with ``wanted`` processes (at most ``count``) if there is none:
+        a run of one file needs one (the later passes use the same)."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=min(self.count, wanted or self.count),
+                max_workers=max(1, min(self.count, wanted or self.count)),
                 initializer=_start_worker,
                 initargs=(self.registered, self.limits),
             )
@@ -179,7 +180,7 @@ def check_outcomes(
     caller keeps for later calls (else this call starts its own and stops them)."""
     own = workers is None
     pool = Workers(options.workers, options.registered, options.limits) if workers is None else workers
-    pipeline = _Pipeline(options, cache, index or _own_index(), pool)
+    pipeline = _Pipeline(options, cache, index or _own_index(), pool, len(jobs))
     done = 0
 
     def reported(outcome: Outcome) -> Outcome:
@@ -206,7 +207,10 @@ class _Pipeline:
     """Files in flight, oldest first: each a report, a worker's future, or work kept
     back until it is clear whether starting workers pays."""
 
-    def __init__(self, options: Options, cache: Cache | None, index: Callable[[], Project], workers: Workers) -> None:
+    def __init__(
+        self, options: Options, cache: Cache | None, index: Callable[[], Project], workers: Workers, files: int
+    ) -> None:
+        self.files = files  # how many jobs: no more workers than that are started
         self.options = options
         self.cache = cache
         self.index = index
@@ -231,17 +235,17 @@ class _Pipeline:
         self.parsing += 1
         if self.pool is not None:
             self._send(slot)
+        elif self.options.contained:  # every parse is a worker's: start them while the tree is read
+            self.held.append(slot)
+            self._start_workers()
         elif self.options.workers > 1:
             self.held.append(slot)
             if len(self.held) >= PARALLEL_FROM:
                 self._start_workers()
-        elif self.options.contained:
-            self.held.append(slot)
-            self._start_workers()
         # with one worker, and not contained, the slot is checked here when its turn comes
 
     def _start_workers(self) -> None:
-        self.pool = self.workers.pool(len(self.held))
+        self.pool = self.workers.pool(self.files)
         for waiting in self.held:
             self._send(waiting)
         self.held = []
