@@ -7,7 +7,8 @@ configuration and the checker itself (a digest of the sizes and modification tim
 its own source files, so any change to the checker, not only a version bump,
 invalidates every entry). A result can also depend on other files of the project
 (modules it imports from, files that may change a name it reads), so each entry lists
-them with their hashes, and the files an import looked for and did not find as absent:
+them with their hashes, the files an import looked for and did not find as absent, and
+for a name any module could change, the project's folder with a digest of all its files:
 the entry is a miss as soon as one of them changed, appeared or went away.
 
 Entries hold paths relative to the project root, so a copied tree, a cache restored
@@ -32,9 +33,11 @@ from typing import TypeVar
 
 import checker
 from checker.config import Config
+from checker.discovery import DEFAULT_EXCLUDES
 from checker.engine import FileReport, Outcome
 from checker.findings import Finding, Severity
 from checker.links import ABSENT, Elsewhere, Links, Place, Registrar, Via
+from checker.packages import project_files, tree_digest
 
 T = TypeVar("T")
 
@@ -59,6 +62,8 @@ class Cache:
         self.settings = settings
         self.hits = 0
         self.misses = 0
+        #: The digests of the project folders entries depend on, computed once per run.
+        self._trees: dict[str, str] = {}
 
     @classmethod
     def at(cls, root: Path, settings: str = "") -> Cache:
@@ -151,7 +156,7 @@ class Cache:
         dependencies = tuple(
             (self._absolute(_text(path)), _text(digest)) for path, digest in _items(stored["dependencies"], 2)
         )
-        if changed(dict(dependencies)):
+        if changed(dict(dependencies), self._trees):
             return None
         findings = tuple(_decode_finding(item) for item in _items(stored["findings"]))
         report = FileReport(
@@ -200,13 +205,21 @@ def checker_digest() -> str:
     return digest.hexdigest()
 
 
-def changed(consulted: dict[str, str]) -> bool:
+def changed(consulted: dict[str, str], trees: dict[str, str] | None = None) -> bool:
     """Whether any consulted file differs from when it was consulted (path -> sha256 of
-    its bytes, or ``ABSENT`` for a file that was not there)."""
+    its bytes, or ``ABSENT`` for a file that was not there; a folder -> the digest of its
+    project's files). ``trees``: folder digests already computed in this run."""
+    trees = {} if trees is None else trees
     for name, digest in consulted.items():
+        if os.path.isdir(name):
+            if name not in trees:
+                trees[name] = _tree_digest(Path(name))
+            if trees[name] != digest:
+                return True
+            continue
         present = os.path.isfile(name)  # (a FIFO there now would block a read)
         if digest == ABSENT or not present:
-            if present != (digest == ABSENT):
+            if present == (digest == ABSENT):  # appeared, or went away
                 return True
             continue
         try:
@@ -216,6 +229,16 @@ def changed(consulted: dict[str, str]) -> bool:
         if hashlib.sha256(data).hexdigest() != digest:
             return True
     return False
+
+
+def _tree_digest(root: Path) -> str:
+    def read(path: Path) -> bytes:
+        try:
+            return path.read_bytes()
+        except OSError:
+            return b""
+
+    return tree_digest(root, ((path, read(path)) for path in project_files(root, DEFAULT_EXCLUDES)))
 
 
 def _read_entry(entry: Path) -> bytes:

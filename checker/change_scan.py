@@ -24,7 +24,7 @@ from pathlib import Path
 from checker.change_walk import Exposed, Found, Resolve, changes
 from checker.facts.scopes import MUTATING_METHODS
 from checker.mentions import top_level
-from checker.packages import module_file, project_files, project_root
+from checker.packages import module_file, project_files, project_root, tree_digest
 from checker.source import decode_source, python_gate
 
 #: How many modules deep re-exports of a name are followed.
@@ -39,6 +39,9 @@ class Scanned:
 
     where: tuple[str, Found] | None
     consulted: tuple[tuple[str, str], ...]
+    #: The project's folder and the digest of all its files (``packages.tree_digest``):
+    #: a file that starts to change the name, anywhere, changes the answer.
+    project: tuple[str, str] | None = None
 
 
 class ChangeScans:
@@ -52,6 +55,7 @@ class ChangeScans:
     def __init__(self, skip: Set[str]) -> None:
         self.skip = skip
         self._files: dict[Path, list[tuple[Path, bytes]]] = {}
+        self._trees: dict[Path, str] = {}
         self._answers: dict[tuple[Path, str, bool, bool], Scanned] = {}
         self._reexports: dict[tuple[Path, str], tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]] = {}
 
@@ -88,14 +92,18 @@ class ChangeScans:
             )
             if found is not None:
                 where = (str(path), found)
-        return Scanned(where, tuple(consulted))
+        root = project_root(module)
+        project = (str(root), self._trees[root]) if root is not None and root in self._trees else None
+        return Scanned(where, tuple(consulted), project)
 
     def _project(self, module: Path) -> list[tuple[Path, bytes]]:
         root = project_root(module)
         if root is None:
             return [(module, _read(module))]
         if root not in self._files:
-            self._files[root] = [(path.resolve(), _read(path)) for path in project_files(root, self.skip)]
+            listed = list(project_files(root, self.skip))
+            self._files[root] = [(path.resolve(), _read(path)) for path in listed]
+            self._trees[root] = tree_digest(root, zip(listed, (data for _, data in self._files[root]), strict=True))
         return self._files[root]
 
 

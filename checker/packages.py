@@ -7,8 +7,9 @@ the importing file's own top-level package, regular or namespace (so a project's
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Iterator, Set
+from collections.abc import Iterable, Iterator, Set
 from pathlib import Path
 
 
@@ -55,6 +56,16 @@ def project_files(root: Path, skip: Set[str]) -> Iterator[Path]:
             # Regular files only: reading a FIFO named like a module would block the run.
             if name.endswith(".py") and os.path.isfile(path := os.path.join(folder, name)):
                 yield Path(path)
+
+
+def tree_digest(root: Path, files: Iterable[tuple[Path, bytes]]) -> str:
+    """A digest of the ``(path, bytes)`` of a project's files: a result that depends on
+    what any file of it does (a change of ``config.X`` anywhere) depends on this."""
+    digest = hashlib.sha256()
+    for path, data in files:
+        name = os.path.relpath(path, root).replace(os.sep, "/")
+        digest.update(name.encode("utf-8", "surrogatepass") + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:

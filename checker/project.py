@@ -237,6 +237,8 @@ class Project:
         found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
         for path, digest in found.consulted:
             self._consulted.setdefault(_key(checked), {})[path] = digest
+        if found.project is not None:  # for the cache only: parsed facts are not stale for it
+            self._looked.setdefault(_key(checked), {})[found.project[0]] = found.project[1]
         if found.where is None:
             return None
         path, evidence = found.where

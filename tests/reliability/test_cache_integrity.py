@@ -131,6 +131,28 @@ class TestCopiedTree:
         assert entries and not any(str(tmp_path) in text for text in entries)
 
 
+def _inodes(cache: Path) -> dict[Path, int]:
+    """Each entry's inode: an entry written again (renamed into place) gets a new one."""
+    return {path: path.stat().st_ino for path in cache.rglob("*.json")}
+
+
+class TestHits:
+    def test_an_unchanged_tree_is_answered_from_the_cache(self, tree: Path, tmp_path: Path) -> None:
+        cache = tmp_path / "cache"
+        cold = cached(tree, cache, "pkg")
+        written = _inodes(cache)
+        assert written and cached(tree, cache, "pkg") == cold
+        assert _inodes(cache) == written
+
+    def test_an_unchanged_copy_is_answered_from_the_shared_cache(self, tree: Path, tmp_path: Path) -> None:
+        cache = tmp_path / "cache"
+        cold = cached(tree, cache, "pkg")
+        written = _inodes(cache)
+        copy = Path(shutil.copytree(tree, tmp_path / "second"))
+        assert cached(copy, cache, "pkg") == cold == uncached(copy, "pkg")
+        assert _inodes(cache) == written
+
+
 class TestDependencies:
     def test_a_deleted_and_restored_helper(self, tree: Path, tmp_path: Path) -> None:
         cache = tmp_path / "cache"
@@ -279,3 +301,24 @@ class TestIgnoredByGit:
         cache.mkdir()
         cached(tree, cache, "pkg")
         assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+class TestChangesAnywhere:
+    """AIG302 depends on every file of the project: any of them may change the state read."""
+
+    STATE = "import torch\n\nSCALE = torch.ones(1).item()\n"
+    USER = "import torch\nfrom . import state\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return x * state.SCALE\n"
+
+    def test_a_file_that_starts_to_change_the_state(self, tmp_path: Path) -> None:
+        tree = write(
+            tmp_path / "tree",
+            {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/state.py": self.STATE, "pkg/ops.py": self.USER},
+        )
+        cache = tmp_path / "cache"
+        assert cached(tree, cache, "pkg") == uncached(tree, "pkg")
+        write(tree, {"pkg/tune.py": "from . import state\n\ndef tune():\n    state.SCALE = 2.0\n"})
+        assert codes(uncached(tree, "pkg")) == [("pkg/ops.py", "AIG302")]
+        assert cached(tree, cache, "pkg") == uncached(tree, "pkg")
+        written = _inodes(cache)
+        assert cached(tree, cache, "pkg") == uncached(tree, "pkg")
+        assert _inodes(cache) == written  # and an unchanged project is a hit
