@@ -2,8 +2,9 @@
 
 ``torch.ones(4)`` is a tensor, ``nn.Linear(4, 4)`` a module, ``W * 2`` a tensor when
 ``W`` is one, ``self.w`` whatever ``__init__`` assigned to it. Inference follows
-bindings through Python's scoping rules, is memoised per (expression, scope) and
-gives up (UNKNOWN) on cycles, depth, and anything it does not recognise. The names
+bindings through Python's scoping rules, is memoised per (expression, scope) and,
+once settled, per (name, scope), and gives up (UNKNOWN) on cycles, depth, and
+anything it does not recognise. The names
 an expression stands for come from :mod:`checker.facts.qualified_names`, what the
 tables alone say from :mod:`checker.facts.known_kinds`.
 """
@@ -20,6 +21,7 @@ from checker import torch_api as api
 from checker.facts.classes import ClassModel
 from checker.facts.kinds import NONE, UNKNOWN, Basis, Inferred, Kind, join
 from checker.facts.known_kinds import builtin, known_call, method_result, without_function_body
+from checker.facts.lookups import Lookups
 from checker.facts.qualified_names import MAX_DEPTH, QualifiedNames
 from checker.facts.scopes import Binding, BindingKind, Scope, ScopeKind, ScopeTree, all_params
 from checker.facts.syntax import operands
@@ -52,10 +54,13 @@ class Inference(QualifiedNames):
         #: Kinds inferred while following imports (see ``following_imports``), kept apart.
         self._followed_kinds: dict[tuple[cst.CSTNode, Scope], Inferred] = {}
         self._following = 0
+        #: Settled kinds of names, per (name, scope that binds it); see ``Lookups``.
+        self._name_kinds: dict[tuple[str, Scope], Inferred] = {}
+        self._followed_name_kinds: dict[tuple[str, Scope], Inferred] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
-        # In-progress lookups, one set per question: a name lookup inside the kind
-        # lookup of the same expression is not a cycle (names keep their own set).
-        self._inferring: set[tuple[cst.CSTNode, Scope]] = set()
+        # In-progress lookups, one set per question: a qualified-name lookup inside the
+        # kind lookup of the same expression is not a cycle (they keep their own set).
+        self._inferring = Lookups(MAX_DEPTH)
 
     # -- kinds ----------------------------------------------------------------
 
@@ -75,13 +80,12 @@ class Inference(QualifiedNames):
         kinds = self._followed_kinds if self._following else self._kinds
         if key in kinds:
             return kinds[key]
-        if key in self._inferring or len(self._inferring) > MAX_DEPTH:
+        if not self._inferring.enter(key):
             return UNKNOWN
-        self._inferring.add(key)
         try:
             result = self._infer(expr, scope)
         finally:
-            self._inferring.discard(key)
+            self._inferring.leave(key)
         kinds[key] = result
         return result
 
@@ -120,6 +124,19 @@ class Inference(QualifiedNames):
         owner = self.tree.owner(scope, name)
         if owner is None:
             return builtin(name)
+        key = (name, owner)
+        kinds = self._followed_name_kinds if self._following else self._name_kinds
+        if key in kinds:
+            return kinds[key]
+        answer = self._inferring.settle(key, lambda: self._bound_kind(name, owner))
+        if answer is None:
+            return UNKNOWN  # a read of the name inside its own bindings' values
+        result, settled = answer
+        if settled:
+            kinds[key] = result
+        return result
+
+    def _bound_kind(self, name: str, owner: Scope) -> Inferred:
         bindings = [
             b
             for b in owner.bindings.get(name, [])
