@@ -21,7 +21,7 @@ import libcst as cst
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Declaration, Mutation, Scope, ScopeTree
-from checker.facts.syntax import operands
+from checker.facts.syntax import Walker, operands
 from checker.facts.targets import Body
 from checker.torch_api import TENSOR_ONLY_METHODS
 
@@ -84,7 +84,7 @@ class BodyEvents:
 
     def events(self, body: Body) -> list[Event]:
         walker = _Walker(self, body)
-        body.node.body.visit(walker)
+        walker.walk(body.node.body)
         return walker.found + list(self._state_changes(body))
 
     def _state_changes(self, body: Body) -> Iterator[Event]:
@@ -153,9 +153,8 @@ class BodyEvents:
         return False
 
 
-class _Walker(cst.CSTVisitor):
+class _Walker(Walker):
     def __init__(self, events: BodyEvents, body: Body) -> None:
-        super().__init__()
         self.events = events
         self.body = body
         self.found: list[Event] = []

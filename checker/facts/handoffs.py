@@ -18,6 +18,7 @@ import libcst as cst
 from checker.facts.inference import Inference
 from checker.facts.registrations import Form, Registration
 from checker.facts.scopes import Binding, BindingKind, ScopeTree
+from checker.facts.syntax import children
 from checker.links import Elsewhere
 
 
@@ -109,7 +110,7 @@ def _imported_here(argument: cst.CSTNode, registration: Registration, inference:
 def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
     if expr is None:
         return False
-    return expr is node or any(_contains(child, node) for child in expr.children)
+    return expr is node or any(_contains(child, node) for child in children(expr))
 
 
 def _has_a_body_to_judge(bindings: Sequence[Binding], inference: Inference) -> bool:

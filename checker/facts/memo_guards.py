@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from checker.facts.syntax import children
+
 
 def fills_missing(target: cst.Subscript, missing: Sequence[tuple[str, str]]) -> bool:
     """``cache[key] = v`` under ``if key not in cache:``, or after ``if key in cache: return``."""
@@ -37,7 +39,7 @@ def item_reads(block: cst.CSTNode) -> list[tuple[str, str]]:
             index = node.slice[0].slice
             if isinstance(index, cst.Index):
                 found.append((node.value.value, _code(index.value)))
-        stack.extend(node.children)
+        stack.extend(children(node))
     return found
 
 

@@ -12,6 +12,7 @@ import libcst as cst
 from checker.facts.memo_guards import catches_key_error, item_reads, missing_key, returns_when_present
 from checker.facts.scope_walker import ScopeWalker
 from checker.facts.scopes import BindingKind, Mutation, MutationKind, ScopeKind
+from checker.facts.syntax import children
 
 
 class StatementHandlers(ScopeWalker):
@@ -216,7 +217,7 @@ class StatementHandlers(ScopeWalker):
         elif isinstance(pattern, cst.MatchValue):
             self._visit(pattern.value)
         else:
-            for child in pattern.children:
+            for child in children(pattern):
                 self._pattern(child)
 
     def _type_alias(self, node: cst.CSTNode) -> None:

@@ -27,6 +27,7 @@ from checker.facts.scopes import (
     ScopeTree,
     all_params,
 )
+from checker.facts.syntax import children
 
 
 class ScopeWalker:
@@ -116,7 +117,7 @@ class ScopeWalker:
         if isinstance(node, cst.Name):
             self._read(node)
             return
-        for child in node.children:
+        for child in children(node):
             self._visit(child)
 
     def _defaults(self, params: cst.Parameters) -> list[Read]:

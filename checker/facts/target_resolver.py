@@ -18,7 +18,7 @@ from checker.facts.inference import Inference
 from checker.facts.kinds import Inferred, Kind
 from checker.facts.registrations import Form, Registration
 from checker.facts.scopes import BindingKind, Scope, ScopeKind, ScopeTree
-from checker.facts.syntax import describe
+from checker.facts.syntax import children, describe
 from checker.facts.targets import Target, TargetKind, Uncallable
 
 
@@ -132,4 +132,4 @@ def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
         return False
     if expr is node:
         return True
-    return any(_contains(child, node) for child in expr.children)
+    return any(_contains(child, node) for child in children(expr))

@@ -19,6 +19,7 @@ from checker.contract import UserClass
 from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.scopes import BindingKind, Scope, ScopeTree
+from checker.facts.syntax import children
 from checker.facts.targets import Body
 
 _NUMBER_CALLS = {"builtins.float": "builtins.float", "builtins.int": "builtins.int", "builtins.round": "builtins.int"}
@@ -257,6 +258,6 @@ class Values:
             )
         return any(
             self.data_dependent(child, scope, depth + 1)
-            for child in expr.children
+            for child in children(expr)
             if isinstance(child, cst.BaseExpression)
         )
