@@ -95,10 +95,10 @@ def local_change(tree: ScopeTree, name: str, owner: Scope, bindings: Sequence[Bi
         if at_module and binding.in_main and len(bindings) > 1:
             return Change(ChangeKind.REBOUND, binding.node)
     if not at_module:
-        for later in bindings[1:]:
-            if not any(earlier.exclusive_with(later) for earlier in bindings[: bindings.index(later)]):
+        for position, later in enumerate(bindings[1:], 1):
+            if not any(earlier.exclusive_with(later) for earlier in bindings[:position]):
                 return Change(ChangeKind.REBOUND, later.node)
-    for read in tree.reads_of(owner, name):
+    for read in tree.mutations_of(owner, name):
         if _changes_later(read, at_module):
             assert read.mutation is not None
             return Change(ChangeKind.MUTATED, read.node, mutation=read.mutation)

@@ -16,6 +16,7 @@ from checker.facts.inference import Inference
 from checker.facts.kinds import Kind
 from checker.facts.module_attributes import ImportedGlobals, ModuleAttributes
 from checker.facts.scopes import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
+from checker.facts.syntax import children
 from checker.facts.targets import Body
 
 
@@ -134,7 +135,7 @@ class OwnCaptures:
 
     def _mutates(self, body: Body, parameter: str) -> bool:
         """Whether the body changes its own parameter in place (a shared default container)."""
-        return any(read.mutation is not None for read in self.tree.reads_of(body.scope, parameter))
+        return bool(self.tree.mutations_of(body.scope, parameter))
 
     def _defaults(self, body: Body) -> list[Capture]:
         params = all_params(body.node.params)
@@ -172,7 +173,7 @@ def _parents(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
     stack = [root]
     while stack:
         node = stack.pop()
-        for child in node.children:
+        for child in children(node):
             parents[child] = node
             stack.append(child)
     return parents

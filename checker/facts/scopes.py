@@ -144,10 +144,12 @@ class Scope:
         return self.kind in (ScopeKind.FUNCTION, ScopeKind.LAMBDA, ScopeKind.COMPREHENSION)
 
     def walk(self) -> Iterator[Scope]:
-        """This scope and every scope nested in it."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        """This scope and every scope nested in it, outer before inner, in source order."""
+        stack = [self]
+        while stack:
+            scope = stack.pop()
+            yield scope
+            stack.extend(reversed(scope.children))
 
     def encloses(self, other: Scope) -> bool:
         scope: Scope | None = other
@@ -178,6 +180,7 @@ class ScopeTree:
     #: ``target = <call>``: the call -> its (single) assignment target.
     assigned_calls: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
     _calls_by_scope: dict[Scope, list[tuple[cst.Call, Scope]]] | None = None
+    _mutations: dict[tuple[Scope, str], list[Read]] | None = None
 
     def owner(self, scope: Scope, name: str) -> Scope | None:
         """The scope whose binding of ``name`` a read in ``scope`` sees; None for builtins."""
@@ -217,12 +220,18 @@ class ScopeTree:
                 self._calls_by_scope.setdefault(where, []).append((call, where))
         return self._calls_by_scope.get(scope, [])
 
-    def reads_of(self, owner: Scope, name: str) -> Iterator[Read]:
-        """Every read anywhere in the module that sees ``owner``'s ``name``."""
-        for scope in self.module.walk():
-            for read in scope.reads:
-                if read.name == name and self.owner(scope, name) is owner:
-                    yield read
+    def mutations_of(self, owner: Scope, name: str) -> list[Read]:
+        """Every read anywhere in the module that sees ``owner``'s ``name`` and changes the
+        object it reads (``Read.mutation``), in module order. Indexed on the first call:
+        asked once per capture, a scan of the module each time was quadratic."""
+        if self._mutations is None:
+            self._mutations = {}
+            for scope in self.module.walk():
+                for read in scope.reads:
+                    seen = self.owner(scope, read.name) if read.mutation is not None else None
+                    if seen is not None:
+                        self._mutations.setdefault((seen, read.name), []).append(read)
+        return self._mutations.get((owner, name), [])
 
 
 #: Methods that change the object they are called on.
