@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
+from checker.facts.syntax import children
 from checker.facts.targets import TargetKind
 from checker.rules.base import Report, Rule, report
 
@@ -74,10 +75,13 @@ class AutogradCtxParameter(Rule):
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
+        saved: dict[cst.CSTNode, dict[str, str]] = {}  # one walk per body, whatever its parameters
         for target, body, param in facts.arguments():
             if target.kind is TargetKind.AUTOGRAD_FUNCTION:
                 continue
-            read = _saved_read(body.node, param.name.value)
+            if body.node not in saved:
+                saved[body.node] = _saved_reads(body.node)
+            read = saved[body.node].get(param.name.value)
             if read is not None:
                 yield report(
                     param,
@@ -87,17 +91,13 @@ class AutogradCtxParameter(Rule):
                 )
 
 
-def _saved_read(node: cst.CSTNode, name: str) -> str | None:
-    """``name.saved_tensors`` (or a sibling attribute) anywhere under ``node``."""
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == name
-        and node.attr.value in _SAVED
-    ):
-        return node.attr.value
-    for child in node.children:
-        found = _saved_read(child, name)
-        if found is not None:
-            return found
-    return None
+def _saved_reads(root: cst.CSTNode) -> dict[str, str]:
+    """For each name, the first ``name.saved_tensors`` (or sibling attribute) under ``root``, in source order."""
+    found: dict[str, str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.attr.value in _SAVED:
+            found.setdefault(node.value.value, node.attr.value)
+        stack.extend(reversed(children(node)))
+    return found
