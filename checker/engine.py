@@ -215,8 +215,9 @@ def _check_text(
     # (Nor when fixing: the fixed code must be of the very text parsed here.)
     facts = modules.parsed(path, digest) if digest and not (elsewhere or fix) else None
     prepared = for_libcst(text, gate.tree)
+    gate = gate.without_tree()  # CPython's tree would otherwise stay in memory beside libcst's
     if facts is None:
-        parsed = parse_for_libcst(prepared, gate)
+        parsed = parse_for_libcst(text, prepared, gate)
         if isinstance(parsed, Unanalysable):
             return Outcome(unanalysable(path, _codes(rules), parsed))
         module, prepared = parsed

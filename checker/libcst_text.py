@@ -106,15 +106,16 @@ def elide_strings(prepared: LibcstText, tree: ast.Module) -> LibcstText | None:
     return LibcstText("".join(lines), prepared.removed, elided=True)
 
 
-def parse_for_libcst(prepared: LibcstText, gate: Gate) -> tuple[cst.Module, LibcstText] | Unanalysable:
-    """libcst's module of ``prepared``, and the text it is of. When libcst refuses what
-    CPython accepted, string literals of very many parts are elided and it is tried once more."""
+def parse_for_libcst(text: str, prepared: LibcstText, gate: Gate) -> tuple[cst.Module, LibcstText] | Unanalysable:
+    """libcst's module of ``prepared`` (made from ``text``), and the text it is of. When
+    libcst refuses what CPython accepted, string literals of very many parts are elided and
+    it is tried once more."""
     import libcst as cst
 
     try:
         return cst.parse_module(prepared.text), prepared
     except cst.ParserSyntaxError as error:
-        retry = elide_strings(prepared, gate.tree) if gate.tree is not None else None
+        retry = elide_strings(prepared, gate.tree or ast.parse(text)) if gate.accepted else None
         if retry is None:
             return _refused(gate, error)
         try:
@@ -124,7 +125,7 @@ def parse_for_libcst(prepared: LibcstText, gate: Gate) -> tuple[cst.Module, Libc
 
 
 def _refused(gate: Gate, error: Exception) -> Unanalysable:
-    if gate.tree is None:
+    if not gate.accepted:
         return syntax_error(gate, error)
     message = str(getattr(error, "message", error)).strip().splitlines()[0]
     return Unanalysable(

@@ -371,10 +371,11 @@ class Project:
                 return None
             text = decode_source(data)
             # What would crash libcst is never handed to it.
-            gate = Gate() if vetted else python_gate(text)
+            gate = Gate(accepted=True) if vetted else python_gate(text)
             if gate.refused is not None:
                 return None
-            parsed = parse_for_libcst(for_libcst(text, gate.tree), gate)
+            prepared = for_libcst(text, gate.tree)
+            parsed = parse_for_libcst(text, prepared, gate.without_tree())
         except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError):
             return None
         if isinstance(parsed, Unanalysable):

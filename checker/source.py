@@ -161,6 +161,12 @@ class Gate:
     refused: Unanalysable | None = None
     syntax: SyntaxError | None = None
     tree: ast.Module | None = None
+    #: CPython's parser took the file (``tree`` may since have been let go).
+    accepted: bool = False
+
+    def without_tree(self) -> Gate:
+        """This verdict without the tree, so that it need not stay in memory beside libcst's."""
+        return Gate(self.refused, self.syntax, None, self.accepted or self.tree is not None)
 
 
 def python_gate(text: str) -> Gate:
@@ -179,7 +185,7 @@ def python_gate(text: str) -> Gate:
         return Gate(refused=Unanalysable("the file is nested too deeply to analyse (thousands of levels)"))
     except ValueError as error:  # e.g. NUL bytes
         return Gate(refused=Unanalysable(f"cannot parse the file: {error}"))
-    return Gate(tree=tree)
+    return Gate(tree=tree, accepted=True)
 
 
 def syntax_error(gate: Gate, libcst_error: Exception) -> Unanalysable:
