@@ -14,6 +14,7 @@ from __future__ import annotations
 import faulthandler
 import gc
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -40,6 +41,8 @@ WINDOW = 64
 MAX_PENDING = 4096
 #: Below this many files to parse, worker start-up costs more than it saves.
 PARALLEL_FROM = 4
+#: Python frames a worker may nest: enough for what CPython itself compiles.
+WORKER_RECURSION_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -369,6 +372,9 @@ def _start_worker(registered: tuple[str, ...], limits: Limits) -> None:
     global _worker_index
     limits.apply()
     faulthandler.disable()  # a crash here is expected and reported: no dump on stderr (under pytest)
+    # CPython compiles expressions nested about 2,900 deep (a long + chain); the analysis
+    # recurses as deep. Were the C stack to run out first, the crash would cost this file only.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), WORKER_RECURSION_LIMIT))
     gc.disable()  # as in the parent: see quiet_gc
     import_analysis()
     _worker_index = new_index(registered)

@@ -158,3 +158,13 @@ def test_bytes_that_do_not_decode_in_a_string_are_still_aig900(tmp_path: Path) -
     path.write_bytes(CAPTURE.encode() + "NAME = 'na\xefve'\n".encode("latin-1"))
     (finding,) = _findings(str(path))
     assert finding[3] == "AIG900"
+
+
+def test_a_sum_as_deep_as_cpython_compiles_is_analysed(tmp_path: Path) -> None:
+    """A 2,500-term sum compiles (CPython's limit is near 2,900); its registration is
+    checked, not refused as too deeply nested."""
+    terms = " + ".join(["x"] * 2500)
+    source = CAPTURE.replace("return x * W", f"return x * W + {terms}")
+    compile(source, "ops.py", "exec")
+    (tmp_path / "ops.py").write_text(source)
+    assert _findings(str(tmp_path)) == [("ops.py", 6, 16, "AIG301")]
