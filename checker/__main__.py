@@ -2,6 +2,6 @@
 
 import sys
 
-from checker.cli import main
+from checker.program import main
 
 sys.exit(main())

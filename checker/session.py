@@ -96,7 +96,8 @@ class Session:
 
     @contextmanager
     def _sharing_workers(self) -> Iterator[None]:
-        self._workers = Workers(self.options.workers, self.options.registered, self.options.limits)
+        options = self.options
+        self._workers = Workers(options.workers, options.registered, options.limits, options.start_method)
         try:
             yield
         finally:
