@@ -2,6 +2,6 @@
 
 import sys
 
-from checker.program import main
+from checker.cli import main
 
 sys.exit(main())

@@ -35,9 +35,8 @@ from checker.selection import Catalogue, SelectionError
 from checker.streams import silence_stdout, write
 
 
-def main(argv: Sequence[str] | None = None, *, fork_server: bool = False) -> int:
-    """Run ``aigcheck`` with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
-    ``fork_server``: the program started one (:mod:`checker.program`) for the workers."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``aigcheck`` with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -53,7 +52,7 @@ def main(argv: Sequence[str] | None = None, *, fork_server: bool = False) -> int
         if args.explain is not None:
             write(sys.stdout, explain(args.explain))
             return EXIT_CLEAN
-        return check(options(args, fork_server))
+        return check(options(args))
     except (UsageError, SelectionError, MissingPathError, ConfigError, BaselineError) as error:
         write(sys.stderr, f"{PROG}: error: {error}\n")
         return EXIT_ERROR
@@ -176,10 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def options(args: argparse.Namespace, fork_server: bool = False) -> RunOptions:
+def options(args: argparse.Namespace) -> RunOptions:
     """The parsed command line as the frozen options of one run."""
     return RunOptions(
-        fork_server=fork_server,
         paths=tuple(args.paths),
         select=tuple(args.select) if args.select is not None else None,
         extend_select=tuple(args.extend_select),

@@ -17,8 +17,8 @@ import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing import get_context
 from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Generic, TypeVar
 
@@ -89,13 +89,10 @@ class Alone(Generic[Item, Result]):
     file kills it (a new process then takes the next file). Started on first use;
     ``start`` runs in it once, ``work`` for each item."""
 
-    def __init__(
-        self, start: Callable[[], None], work: Callable[[Item], Result], limits: Limits, context: BaseContext
-    ) -> None:
+    def __init__(self, start: Callable[[], None], work: Callable[[Item], Result], limits: Limits) -> None:
         self._start = start
         self._work = work
         self.limits = limits
-        self._context = context
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
 
@@ -118,8 +115,9 @@ class Alone(Generic[Item, Result]):
             self._reap()
 
     def _spawn(self) -> None:
-        ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs, self._start, self._work), daemon=True)
+        context = get_context()
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_serve, args=(theirs, self._start, self._work), daemon=True)
         process.start()
         theirs.close()
         self._process, self._connection = process, ours

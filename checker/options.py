@@ -42,8 +42,6 @@ class RunOptions:
     jobs: int | None = None
     no_cache: bool = False
     cache_dir: str | None = None
-    #: Workers fork from the fork server the program started (``checker.fork_server``).
-    fork_server: bool = False
 
     @property
     def fixing(self) -> bool:

@@ -90,7 +90,6 @@ def check(args: RunOptions) -> int:
         fix=args.fixing,
         unused_noqa=args.report_unused_noqa,
         contained=True,
-        start_method="forkserver" if args.fork_server else None,
     )
     progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
     session = Session(options, _cache(args, config), progress)

@@ -22,7 +22,6 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,8 +75,6 @@ class Options:
     #: parser or overruns a budget costs only its own result (see ``checker.containment``).
     contained: bool = False
     limits: Limits = DEFAULT_LIMITS
-    #: How worker processes start (``multiprocessing``'s names; None: the platform's default).
-    start_method: str | None = None
 
     @property
     def cacheable(self) -> bool:
@@ -124,17 +121,10 @@ class Workers:
     and parsed the modules the first pass needed. They fork before this process imports
     libcst: each imports it while this process goes on reading the tree."""
 
-    def __init__(
-        self,
-        count: int,
-        registered: tuple[str, ...] = (),
-        limits: Limits = DEFAULT_LIMITS,
-        start_method: str | None = None,
-    ) -> None:
+    def __init__(self, count: int, registered: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS) -> None:
         self.count = count
         self.registered = registered
         self.limits = limits
-        self.context = get_context(start_method)
         self._pool: ProcessPoolExecutor | None = None
         self._alone: Alone[tuple[bytes, Job, Options], Outcome] | None = None
 
@@ -148,7 +138,6 @@ class Workers:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=max(1, min(self.count, wanted or self.count)),
-                mp_context=self.context,
                 initializer=_start_worker,
                 initargs=(self.registered, self.limits),
             )
@@ -164,8 +153,7 @@ class Workers:
     def alone(self, work: tuple[bytes, Job, Options]) -> Outcome:
         """Check one file in a process of its own: how a file a dead worker had is retried."""
         if self._alone is None:
-            start = partial(_start_worker, self.registered, self.limits)
-            self._alone = Alone(start, _work_in_worker, self.limits, self.context)
+            self._alone = Alone(partial(_start_worker, self.registered, self.limits), _work_in_worker, self.limits)
         answer = self._alone.run(work)
         if isinstance(answer, Unanalysable):
             _, job, _ = work
@@ -194,11 +182,7 @@ def check_outcomes(
     file is parsed here; each worker process keeps its own. ``workers``: processes the
     caller keeps for later calls (else this call starts its own and stops them)."""
     own = workers is None
-    pool = (
-        Workers(options.workers, options.registered, options.limits, options.start_method)
-        if workers is None
-        else workers
-    )
+    pool = Workers(options.workers, options.registered, options.limits) if workers is None else workers
     pipeline = _Pipeline(options, cache, index or _own_index(), pool, len(jobs))
     done = 0
 

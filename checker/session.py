@@ -96,8 +96,7 @@ class Session:
 
     @contextmanager
     def _sharing_workers(self) -> Iterator[None]:
-        options = self.options
-        self._workers = Workers(options.workers, options.registered, options.limits, options.start_method)
+        self._workers = Workers(self.options.workers, self.options.registered, self.options.limits)
         try:
             yield
         finally:
