@@ -30,11 +30,12 @@ from checker.options import RunOptions
 from checker.progress import Progress
 from checker.reporters import REPORTERS, RenderOptions
 from checker.reporters import text as text_reporter
+from checker.reporters.base import escape_controls
 from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
 from checker.session import JobFor, Session
 from checker.settings import Settings, codes_for, excluded, settings, useful_workers
-from checker.source import Prefilter, Unanalysable
+from checker.source import MAX_FILE_BYTES, Prefilter, Unanalysable, too_large_stream
 from checker.streams import is_tty, write, write_bytes
 
 PROG = "aigcheck"
@@ -102,7 +103,7 @@ def check(args: RunOptions) -> int:
     named: list[str] = []  # files named on their own: their project is searched for registrations of them
     for item in items:
         if isinstance(item, DiscoveryProblem):
-            write(sys.stderr, f"{PROG}: warning: {item}\n")
+            write(sys.stderr, f"{PROG}: warning: {escape_controls(str(item))}\n")
         elif item.path is None:
             _check_stdin(item, args, run_settings, run, session, job_for)
         elif item.special is not None:
@@ -157,7 +158,10 @@ def _check_stdin(
     with the registrations other files of its project make of its defs."""
     codes = codes_for(source, args, run_settings)
     rules = [rule for rule in run_settings.selection.rules if rule.code in codes]
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # no more: '-' may be /dev/zero
+    if len(data) > MAX_FILE_BYTES:
+        _absorb(source, None, unanalysable(source.display, codes, too_large_stream()), args, run)
+        return
     run.origins[source.display] = data
     elsewhere = session.registered_elsewhere(args.stdin_filename, job_for) if args.stdin_filename else ()
     report = check_source(
@@ -194,7 +198,10 @@ def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOpt
     fix = args.fixing
     if report.internal_error is not None:
         run.failed = True
-        write(sys.stderr, f"{PROG}: internal error while checking {report.path}:\n{report.internal_error}")
+        write(
+            sys.stderr,
+            f"{PROG}: internal error while checking {escape_controls(report.path)}:\n{report.internal_error}",
+        )
         if not report.internal_error.endswith("\n"):
             write(sys.stderr, "\n")
     run.findings.extend(report.findings)
@@ -277,7 +284,7 @@ def _report(stream: TextIO, args: RunOptions, run_settings: Settings, run: _Run,
     # A machine format keeps its stream to itself; the rest goes to stderr.
     extra = stream if fmt == "text" else sys.stderr
     if args.report_unused_noqa:
-        write(extra, "".join(f"{unused}\n" for unused in sorted(run.unused_noqa, key=_place)))
+        write(extra, "".join(f"{escape_controls(str(unused))}\n" for unused in sorted(run.unused_noqa, key=_place)))
     if args.statistics:
         write(extra, statistics(findings))
     if args.quiet:
@@ -321,8 +328,8 @@ def _source_lines(findings: Iterable[Finding], origins: dict[str, str | bytes]) 
     lines: dict[str, list[str]] = {}
     for path in {finding.path for finding in findings}:
         origin = origins.get(path, path)
-        if isinstance(origin, str) and not os.path.isfile(origin):
-            continue  # a FIFO or a device (AIG900) is never opened, not even for an excerpt
+        if isinstance(origin, str) and not (os.path.isfile(origin) and os.path.getsize(origin) <= MAX_FILE_BYTES):
+            continue  # a FIFO, a device or a file too large (AIG900) is never read, not even for an excerpt
         try:
             data = origin if isinstance(origin, bytes) else Path(origin).read_bytes()
             lines[path] = split_lines(decode_source(data))

@@ -116,6 +116,12 @@ def too_large(size: int) -> Unanalysable:
     )
 
 
+def too_large_stream() -> Unanalysable:
+    """Why standard input that goes on past the limit is not checked (it is not read further)."""
+    limit = MAX_FILE_BYTES // (1024 * 1024)
+    return Unanalysable(f"standard input holds more than the {limit} MiB analysis limit; it was not checked")
+
+
 def _mentions(path: Path, prefilter: Prefilter) -> bool:
     """Scan a large file in chunks, never holding it whole."""
     overlap = prefilter.longest
