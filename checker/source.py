@@ -13,7 +13,10 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -152,7 +155,8 @@ def decode_leniently(data: bytes) -> str | None:
     (U+FFFD), when CPython compiles them all the same (it does not decode comments
     strictly), else None. Text decoded so is not what the file holds: it is never fixed."""
     try:
-        ast.parse(data)
+        with _as_when_imported():
+            ast.parse(data)
         text = data.decode(source_encoding(data), errors="replace")
     except (SyntaxError, ValueError, LookupError, RecursionError, MemoryError):
         return None
@@ -182,7 +186,8 @@ def python_gate(text: str) -> Gate:
     interpreter, which libcst parses.
     """
     try:
-        tree = ast.parse(text)
+        with _as_when_imported():
+            tree = ast.parse(text)
     except SyntaxError as error:
         if error.msg.startswith("too many nested"):
             return Gate(refused=Unanalysable(f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1))
@@ -192,6 +197,26 @@ def python_gate(text: str) -> Gate:
     except ValueError as error:  # e.g. NUL bytes
         return Gate(refused=Unanalysable(f"cannot parse the file: {error}"))
     return Gate(tree=tree, accepted=True)
+
+
+#: The recursion limit of a fresh interpreter: how deep CPython compiles a module it imports.
+_IMPORT_RECURSION_LIMIT = 1000
+
+
+@contextmanager
+def _as_when_imported() -> Iterator[None]:
+    """Parse as CPython does when it imports the file: with the default recursion limit,
+    from the bottom of the stack. (Workers raise the limit for the analysis; the gate must
+    still refuse what the interpreter could not compile.)"""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(_IMPORT_RECURSION_LIMIT + depth)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def syntax_error(gate: Gate, libcst_error: Exception) -> Unanalysable:
