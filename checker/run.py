@@ -328,14 +328,27 @@ def _source_lines(findings: Iterable[Finding], origins: dict[str, str | bytes]) 
     lines: dict[str, list[str]] = {}
     for path in {finding.path for finding in findings}:
         origin = origins.get(path, path)
-        if isinstance(origin, str) and not (os.path.isfile(origin) and os.path.getsize(origin) <= MAX_FILE_BYTES):
-            continue  # a FIFO, a device or a file too large (AIG900) is never read, not even for an excerpt
+        if isinstance(origin, str) and not os.path.isfile(origin):
+            continue  # a FIFO or a device (AIG900) is never opened, not even for an excerpt
         try:
-            data = origin if isinstance(origin, bytes) else Path(origin).read_bytes()
+            data = origin if isinstance(origin, bytes) else _head(Path(origin))
             lines[path] = split_lines(decode_source(data))
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
             continue  # AIG900 files: the finding already says why; no excerpt.
     return lines
+
+
+#: Of a file too large to analyse (its AIG900 is on line 1), the excerpt reads only this much.
+_EXCERPT_HEAD = 64 * 1024
+
+
+def _head(path: Path) -> bytes:
+    """The file's bytes, or the first lines of one too large to analyse."""
+    with path.open("rb") as stream:
+        if os.fstat(stream.fileno()).st_size <= MAX_FILE_BYTES:
+            return stream.read()
+        head = stream.read(_EXCERPT_HEAD)
+    return head[: head.rfind(b"\n") + 1] or head
 
 
 def _use_color(stream: TextIO) -> bool:

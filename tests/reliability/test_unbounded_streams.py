@@ -1,5 +1,5 @@
-"""What the other reliability tests left open: standard input that never ends, an
-excerpt of a file too large to analyse, and file names in the lines besides findings."""
+"""What the other reliability tests left open: standard input that never ends, and
+file names in the lines besides findings."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 from processes import REPO
-
-from checker.source import MAX_FILE_BYTES
 
 
 def test_standard_input_that_never_ends_is_aig900_not_a_hang(tmp_path: Path) -> None:
@@ -28,22 +26,6 @@ def test_standard_input_that_never_ends_is_aig900_not_a_hang(tmp_path: Path) -> 
     (finding,) = json.loads(done.stdout)
     assert finding["code"] == "AIG900"
     assert "standard input holds more than the 8 MiB analysis limit" in finding["message"]
-
-
-def test_a_file_too_large_to_analyse_is_not_read_for_an_excerpt(tmp_path: Path) -> None:
-    path = tmp_path / "huge.py"
-    path.write_bytes(b"# allow_in_graph " + b"x" * (MAX_FILE_BYTES + 10) + b"\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "checker", "--isolated", "--no-cache", "--show-source", str(path)],
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 1, done.stderr
-    assert "AIG900" in done.stdout
-    assert "xxxxxxxx" not in done.stdout  # no excerpt of its line
 
 
 def test_unused_suppressions_name_files_on_one_line(tmp_path: Path) -> None:
