@@ -23,7 +23,7 @@ from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache, settings_digest
 from checker.config import Config
 from checker.discovery import STDIN, DiscoveryProblem, Source, discover
-from checker.engine import FileReport, check_source, decode_source, unanalysable
+from checker.engine import FileReport, decode_source, unanalysable
 from checker.findings import Finding
 from checker.noqa import UnusedNoqa
 from checker.options import RunOptions
@@ -35,7 +35,7 @@ from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
 from checker.session import JobFor, Session
 from checker.settings import Settings, codes_for, excluded, settings, useful_workers
-from checker.source import MAX_FILE_BYTES, Prefilter, Unanalysable, too_large_stream
+from checker.source import MAX_FILE_BYTES, Unanalysable, too_large_stream
 from checker.streams import is_tty, write, write_bytes
 
 PROG = "aigcheck"
@@ -157,23 +157,14 @@ def _check_stdin(
     """'-': read once, never cached, checked in this process; with ``--stdin-filename``,
     with the registrations other files of its project make of its defs."""
     codes = codes_for(source, args, run_settings)
-    rules = [rule for rule in run_settings.selection.rules if rule.code in codes]
     data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # no more: '-' may be /dev/zero
     if len(data) > MAX_FILE_BYTES:
         _absorb(source, None, unanalysable(source.display, codes, too_large_stream()), args, run)
         return
     run.origins[source.display] = data
     elsewhere = session.registered_elsewhere(args.stdin_filename, job_for) if args.stdin_filename else ()
-    report = check_source(
-        data,
-        source.display,
-        rules,
-        fix=args.fixing,
-        unused_noqa=args.report_unused_noqa,
-        prefilter=Prefilter(tuple(registration.name for registration in elsewhere)),
-        elsewhere=elsewhere,
-        index=session.index,
-    )
+    ordered = tuple(rule.code for rule in run_settings.selection.rules if rule.code in codes)
+    report = session.check_bytes(data, Job("", source.display, ordered, elsewhere))
     _absorb(source, data, report, args, run)
 
 

@@ -390,6 +390,11 @@ def _work_in_worker(item: tuple[bytes, Job, Options]) -> Outcome:
             return Outcome(unanalysable(job.display, job.codes, options.limits.over_memory()))
 
 
+def check_one(data: bytes, job: Job, options: Options, index: Project) -> Outcome:
+    """The outcome of one file's bytes, checked in this process (``job``'s path is not read)."""
+    return _work((data, job, options), index)
+
+
 def _work(item: tuple[bytes, Job, Options], index: Project) -> Outcome:
     data, job, options = item
     return analyse_source(

@@ -39,7 +39,7 @@ from checker.links import Elsewhere
 from checker.outlines import Outlines
 from checker.packages import project_files, project_root
 from checker.reverse_scan import may_register_from, registered_by_text, registered_in
-from checker.schedule import Job, Options, Workers, check_outcomes
+from checker.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
 if TYPE_CHECKING:
@@ -102,6 +102,18 @@ class Session:
         finally:
             self._workers.close()
             self._workers = None
+
+    def check_bytes(self, data: bytes, job: Job) -> FileReport:
+        """The report of bytes not read from ``job``'s path (standard input), checked as the
+        session's files are: when contained, in a worker process of its own, so that a
+        parser crash costs only this file."""
+        if not self.options.contained:
+            return check_one(data, job, self.options, self.index).report
+        workers = Workers(1, self.options.registered, self.options.limits)
+        try:
+            return workers.alone((data, job, self.options)).report
+        finally:
+            workers.close()
 
     def registered_elsewhere(self, path: str, job_for: JobFor) -> tuple[Elsewhere, ...]:
         """The registrations of the defs of the file ``path`` (read from standard input)

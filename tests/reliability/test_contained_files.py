@@ -138,3 +138,15 @@ def test_a_worker_lost_with_several_files_in_hand_costs_only_the_culprit(
     reports = {report.path: report for report in check_files(_jobs(tree), Options(workers=2, contained=True))}
     assert [f.code for f in reports["culprit.py"].findings] == ["AIG900"]
     assert all([f.code for f in reports[f"m{n}.py"].findings] == ["AIG301"] for n in range(40))
+
+
+def test_standard_input_that_crashes_the_native_parser_is_aig900_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'-' is checked in a worker of its own too: the crash costs its result, not the run."""
+    monkeypatch.setattr(checker.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
+    tree = _tree(tmp_path, "x = 1\n", others=1)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CRASHES_LIBCST.encode())))
+    status, findings = _run_cli("--stdin-filename", str(tree / "piped.py"), "-", str(tree / "m0.py"))
+    assert status == 1
+    assert _by_file(findings) == {"m0.py": ["AIG301"], "piped.py": ["AIG900"]}
