@@ -38,8 +38,8 @@ class Limits:
 
     def apply(self) -> None:
         """Cap this process's data at ``memory`` (never above a limit already set)."""
-        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        cap = self.memory if hard == resource.RLIM_INFINITY else min(self.memory, hard)
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        cap = min(limit for limit in (self.memory, soft, hard) if limit != resource.RLIM_INFINITY)
         resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
 
     @contextmanager

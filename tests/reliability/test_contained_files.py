@@ -150,3 +150,25 @@ def test_standard_input_that_crashes_the_native_parser_is_aig900_and_the_run_goe
     status, findings = _run_cli("--stdin-filename", str(tree / "piped.py"), "-", str(tree / "m0.py"))
     assert status == 1
     assert _by_file(findings) == {"m0.py": ["AIG301"], "piped.py": ["AIG900"]}
+
+
+def test_the_memory_budget_never_raises_a_limit_the_user_set(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import resource\n"
+        "from checker.containment import Limits\n"
+        "resource.setrlimit(resource.RLIMIT_DATA, (2 * 1024**3, resource.RLIM_INFINITY))\n"
+        "Limits(memory=4 * 1024**3).apply()\n"
+        "print(resource.getrlimit(resource.RLIMIT_DATA)[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert int(done.stdout) == 2 * 1024**3
