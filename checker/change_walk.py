@@ -15,6 +15,7 @@ from pathlib import Path
 
 from checker.facts.changes import ChangeKind
 from checker.facts.scopes import Declaration, Mutation, MutationKind, is_mutating_method
+from checker.mentions import dotted_name
 
 #: ``try``/``except`` statements (``except*`` from Python 3.11).
 TRY_STATEMENTS = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -234,7 +235,7 @@ class _Scan:
         return self.module_of_expr(expr) == self.module
 
     def module_of_expr(self, expr: ast.expr) -> Path | None:
-        dotted = _dotted(expr, self.modules)
+        dotted = dotted_name(expr, self.modules)
         return None if dotted is None else self.resolve(dotted)
 
     def is_object(self, expr: ast.expr, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
@@ -253,15 +254,6 @@ class _Scan:
         if dotted not in self._resolved:
             self._resolved[dotted] = self.module_of(dotted)
         return self._resolved[dotted]
-
-
-def _dotted(expr: ast.expr, modules: dict[str, str]) -> str | None:
-    if isinstance(expr, ast.Name):
-        return modules.get(expr.id)
-    if isinstance(expr, ast.Attribute):
-        head = _dotted(expr.value, modules)
-        return None if head is None else f"{head}.{expr.attr}"
-    return None
 
 
 def _is_main_guard(test: ast.expr) -> bool:

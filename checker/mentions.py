@@ -164,6 +164,18 @@ def _node_identifiers(node: ast.AST) -> Iterator[str]:
             yield name.value
 
 
+def dotted_name(expr: ast.expr, modules: dict[str, str]) -> str | None:
+    """The dotted name ``expr`` spells through the local names of imported modules
+    (``F.relu`` with ``modules = {"F": "torch.nn.functional"}``: ``torch.nn.functional.relu``),
+    else None."""
+    if isinstance(expr, ast.Name):
+        return modules.get(expr.id)
+    if isinstance(expr, ast.Attribute):
+        head = dotted_name(expr.value, modules)
+        return None if head is None else f"{head}.{expr.attr}"
+    return None
+
+
 def _is_getattr(func: ast.expr) -> bool:
     return (isinstance(func, ast.Name) and func.id == "getattr") or (
         isinstance(func, ast.Attribute) and func.attr == "getattr"

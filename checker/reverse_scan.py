@@ -14,6 +14,7 @@ import ast
 import re
 from pathlib import Path
 
+from checker.mentions import dotted_name
 from checker.packages import module_file
 
 #: At the top level (the line's first column), where the project's registered functions are
@@ -79,7 +80,7 @@ def may_register_from(tree: ast.Module, path: Path, target: Path, registrars: tu
             if isinstance(argument, ast.Name) and argument.id in names:
                 return True
             if isinstance(argument, ast.Attribute):
-                dotted = _dotted(argument.value, modules)
+                dotted = dotted_name(argument.value, modules)
                 if dotted is not None and _is(path, dotted, target):
                     return True
     return False
@@ -93,12 +94,3 @@ def _registrar_like(func: ast.expr, registrars: tuple[str, ...], defined: set[st
 def _is(path: Path, dotted: str, target: Path) -> bool:
     found = module_file(path, dotted)
     return found is not None and found.resolve() == target
-
-
-def _dotted(expr: ast.expr, modules: dict[str, str]) -> str | None:
-    if isinstance(expr, ast.Name):
-        return modules.get(expr.id)
-    if isinstance(expr, ast.Attribute):
-        head = _dotted(expr.value, modules)
-        return None if head is None else f"{head}.{expr.attr}"
-    return None
