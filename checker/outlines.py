@@ -96,7 +96,7 @@ class Outlines:
 
     def imports(self, path: Path) -> Mapping[str, str]:
         key = path.resolve()
-        stamp = _stamp(key)
+        stamp = file_stamp(key)
         if stamp is None:
             return {}
         cached = self._imports.get(key)
@@ -109,7 +109,7 @@ class Outlines:
     def mentions_api(self, path: Path) -> bool:
         """Whether the file's bytes mention the API at all (no parse: most files do not)."""
         key = path.resolve()
-        stamp = _stamp(key)
+        stamp = file_stamp(key)
         if stamp is None:
             return False
         cached = self._mentions.get(key)
@@ -124,7 +124,7 @@ class Outlines:
 
     def of(self, path: Path) -> Outline:
         key = path.resolve()
-        stamp = _stamp(key)
+        stamp = file_stamp(key)
         if stamp is None:
             return EMPTY
         cached = self._kept.get(key)
@@ -160,7 +160,9 @@ class Outlines:
         return cached[0] if cached is not None else None
 
 
-def _stamp(path: Path) -> Stamp | None:
+def file_stamp(path: Path) -> Stamp | None:
+    """The file's modification time and size (None when it cannot be read): what tells
+    that a file kept from earlier may have changed."""
     try:
         status = path.stat()
     except OSError:

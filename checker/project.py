@@ -37,14 +37,13 @@ from checker.facts.scopes import Binding, BindingKind
 from checker.facts.targets import Body, Target
 from checker.libcst_text import for_libcst, parse_for_libcst
 from checker.links import ABSENT, Place, Registrar
-from checker.outlines import Outlines
+from checker.outlines import Outlines, Stamp, file_stamp
 from checker.packages import candidates, looked_for, module_file, names_a_submodule
 from checker.source import PREFILTER, Gate, Unanalysable, decode_source, python_gate
 from checker.torch_api import Marker
 
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
-Stamp = tuple[int, int]
 
 #: Parsed modules kept per process, the least recently used dropped first (each a few MB
 #: of syntax tree); this bounds the memory of a run however large the tree.
@@ -118,7 +117,7 @@ class Project:
 
     def _digest(self, path: str) -> str:
         """sha256 of the file's bytes, or ``ABSENT``; read again only when its stamp changed."""
-        stamp = _stamp(Path(path))
+        stamp = file_stamp(Path(path))
         known = self._digests.get(path)
         if known is None or known[0] != stamp:
             try:
@@ -148,7 +147,7 @@ class Project:
         """Whether a module the facts of ``key`` consulted was edited since it was parsed."""
         for name in self._closure(key, (self._consulted,)):
             cached = self._facts.get(Path(name))
-            if cached is None or cached[0] != _stamp(Path(name)):
+            if cached is None or cached[0] != file_stamp(Path(name)):
                 return True
         return False
 
@@ -321,7 +320,7 @@ class Project:
         """Keep a module the engine parsed anyway (``digest``: sha256 of its bytes), for the
         imports of the files after it."""
         key = path.resolve()
-        stamp = _stamp(key)
+        stamp = file_stamp(key)
         if stamp is None:
             return  # stdin, or a file that went away
         facts.digest = digest
@@ -337,7 +336,7 @@ class Project:
 
     def facts(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
         key = path.resolve()
-        stamp = _stamp(key)
+        stamp = file_stamp(key)
         if key in self._building or stamp is None:
             return None
         cached = self._facts.get(key)
@@ -407,14 +406,6 @@ def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
 def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
     """The registrar a module binds to ``attribute`` at its top level, if any."""
     return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
-
-
-def _stamp(path: Path) -> Stamp | None:
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return status.st_mtime_ns, status.st_size
 
 
 def _key(path: str) -> str:
