@@ -65,23 +65,21 @@ def body_lines(n: int) -> str:
 
 def tuple_elements(n: int) -> str:
     """A module-level tuple of ``n`` ints, read by a registered function."""
-    items = [str(i) for i in range(n)]
-    return (
-        HEADER
-        + "T = (\n"
-        + _chunks(items, 10)
-        + ")\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W + T[0]  # AIG301\n"
-    )
+    return _literal_read_by_registered("T", "(", ")", n)
 
 
 def list_elements(n: int) -> str:
     """A module-level list of ``n`` ints, read by a registered function."""
+    return _literal_read_by_registered("L", "[", "]", n)
+
+
+def _literal_read_by_registered(name: str, opening: str, closing: str, n: int) -> str:
     items = [str(i) for i in range(n)]
     return (
         HEADER
-        + "L = [\n"
+        + f"{name} = {opening}\n"
         + _chunks(items, 10)
-        + "]\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W + L[0]  # AIG301\n"
+        + f"{closing}\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W + {name}[0]  # AIG301\n"
     )
 
 

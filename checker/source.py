@@ -25,6 +25,7 @@ from pathlib import Path
 PREFILTER = b"allow_in_graph"
 #: Files larger than this are reported (AIG900) rather than parsed.
 MAX_FILE_BYTES = 8 * 1024 * 1024
+_LIMIT_MIB = MAX_FILE_BYTES // (1024 * 1024)
 _CHUNK = 1024 * 1024
 
 
@@ -113,16 +114,14 @@ def read_candidate(path: Path, prefilter: Prefilter = API_ONLY) -> bytes | Unana
 
 
 def too_large(size: int) -> Unanalysable:
-    limit = MAX_FILE_BYTES // (1024 * 1024)
     return Unanalysable(
-        f"the file is {size / (1024 * 1024):.1f} MiB, larger than the {limit} MiB analysis limit; it was not checked"
+        f"the file is {size / (1024 * 1024):.1f} MiB, larger than the {_LIMIT_MIB} MiB analysis limit; it was not checked"
     )
 
 
 def too_large_stream() -> Unanalysable:
     """Why standard input that goes on past the limit is not checked (it is not read further)."""
-    limit = MAX_FILE_BYTES // (1024 * 1024)
-    return Unanalysable(f"standard input holds more than the {limit} MiB analysis limit; it was not checked")
+    return Unanalysable(f"standard input holds more than the {_LIMIT_MIB} MiB analysis limit; it was not checked")
 
 
 def _mentions(path: Path, prefilter: Prefilter) -> bool:
