@@ -209,7 +209,7 @@ def _check_text(
     gate = python_gate(text)
     if gate.refused is not None:
         return Outcome(unanalysable(path, _codes(rules), gate.refused))
-    if gate.tree is not None and not unused_noqa and not may_register(gate.tree, prefilter):
+    if gate.tree is not None and not unused_noqa and not may_register(gate.tree, text, prefilter):
         return Outcome(FileReport(path))  # the API is only talked about (comments, docstrings, messages)
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
     # (Nor when fixing: the fixed code must be of the very text parsed here.)

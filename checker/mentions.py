@@ -14,24 +14,74 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator, Set
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence, Set
 
 from checker.source import Prefilter
 
 _API_IDENTIFIER = re.compile(r"(?<!dis)allow_in_graph")
+_DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def may_register(tree: ast.AST, prefilter: Prefilter) -> bool:
-    """True unless no identifier in ``tree`` can name a registrar (nor does it import a
-    function the project registers, whose calls here are judged)."""
+def may_register(tree: ast.Module, text: str, prefilter: Prefilter) -> bool:
+    """True unless no identifier in ``tree`` (CPython's tree of ``text``) can name a
+    registrar (nor does it import a function the project registers, whose calls here are
+    judged).
+
+    Only the lines whose text spells the API, an alias or an imported name are looked at:
+    an identifier lies on one line, so the answer is the whole tree's, at the cost of a few
+    statements instead of every node (a name the text never spells, such as
+    ``getattr(torch, "allow_" "in_graph")``, the text pre-filter misses as well).
+    """
     aliases = set(prefilter.aliases)
-    if any(_API_IDENTIFIER.search(name) or name in aliases for name in _identifiers(tree)):
-        return True
     imported = set(prefilter.imported)
-    return bool(imported) and any(
-        isinstance(node, ast.ImportFrom) and any(alias.name in imported for alias in node.names)
-        for node in ast.walk(tree)
+    spelled = "|".join(
+        [_API_IDENTIFIER.pattern, *(re.escape(name) for name in sorted(aliases | imported))]
     )
+    for node in nodes_on_lines(tree, lines_matching(text, re.compile(spelled))):
+        if any(_API_IDENTIFIER.search(name) or name in aliases for name in _node_identifiers(node)):
+            return True
+        if isinstance(node, ast.ImportFrom) and any(alias.name in imported for alias in node.names):
+            return True
+    return False
+
+
+def lines_matching(text: str, pattern: re.Pattern[str]) -> list[int]:
+    """The numbers of the lines (as CPython counts them) where ``pattern`` matches, in order."""
+    if "\r" in text:  # CPython ends a line at \r\n and at a lone \r too
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    found: list[int] = []
+    line, counted = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
+def nodes_on_lines(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
+    """The nodes of ``tree`` whose extent (decorators included) takes in one of ``lines``
+    (sorted), and those without a position on the way: a walk that skips every subtree
+    lying elsewhere. Inside an f-string, whose inner positions CPython 3.11 does not
+    always get right, every node."""
+    if not lines:
+        return
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        start = getattr(node, "lineno", None)
+        if start is not None:
+            if isinstance(node, _DECORATED) and node.decorator_list:
+                start = min(start, node.decorator_list[0].lineno)
+            first = bisect_left(lines, start)
+            if first == len(lines) or lines[first] > (node.end_lineno or start):
+                continue
+        if isinstance(node, ast.JoinedStr):
+            yield from ast.walk(node)
+            continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def class_only_names(tree: ast.Module, rebound: Set[str] | None = None) -> frozenset[str]:
@@ -140,11 +190,6 @@ def _stored_names(statement: ast.stmt) -> Iterator[str]:
             yield (node.asname or node.name).partition(".")[0]
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node.name
-
-
-def _identifiers(tree: ast.AST) -> Iterator[str]:
-    for node in ast.walk(tree):
-        yield from _node_identifiers(node)
 
 
 def _node_identifiers(node: ast.AST) -> Iterator[str]:

@@ -10,16 +10,27 @@ outline says the answer may matter.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.mentions import global_names, names_the_api, non_registrar_names, top_level, value_names
+from checker.mentions import (
+    global_names,
+    lines_matching,
+    names_the_api,
+    nodes_on_lines,
+    non_registrar_names,
+    top_level,
+    value_names,
+)
 from checker.packages import candidates
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
 Stamp = tuple[int, int]
+_GLOBAL = re.compile(r"\bglobal\b")
+_API = re.compile(PREFILTER.decode())
 #: How many re-exports deep an imported name is followed to the module that binds it.
 _MAX_REEXPORTS = 8
 
@@ -46,7 +57,8 @@ EMPTY = Outline()
 def outline(path: Path) -> Outline:
     try:
         data = path.read_bytes()
-        gate = python_gate(decode_source(data))
+        text = decode_source(data)
+        gate = python_gate(text)
     except (OSError, SyntaxError, UnicodeError, LookupError):
         return EMPTY
     if gate.refused is not None:
@@ -55,21 +67,20 @@ def outline(path: Path) -> Outline:
     if gate.tree is None:  # newer syntax than this interpreter's: libcst decides
         return Outline(registers=mentions, safe=True)
     tree = gate.tree
-    # One walk over the whole tree; the rest reads only the top level.
-    rebound: set[str] = set()
+    # Only the lines that spell ``global`` or the API are walked; the rest reads the top level.
+    rebound = {name for node in nodes_on_lines(tree, lines_matching(text, _GLOBAL)) for name in global_names(node)}
     api = False
     passed: set[str] = set()
-    for node in ast.walk(tree):
-        rebound.update(global_names(node))
-        if mentions:
-            api = api or names_the_api(node)
-            if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
-                if isinstance(node.args[0], ast.Name):
-                    passed.add(node.args[0].id)
+    for node in nodes_on_lines(tree, lines_matching(text, _API) if mentions else []):
+        api = api or names_the_api(node)
+        if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
+            if isinstance(node.args[0], ast.Name):
+                passed.add(node.args[0].id)
     return Outline(
         registers=api,
         safe=True,
-        not_registrars=non_registrar_names(tree, rebound),
+        # Asked only of a module that can register: a parse of every def's body otherwise.
+        not_registrars=non_registrar_names(tree, rebound) if api else frozenset(),
         values=value_names(tree, rebound),
         registered=frozenset(_decorated(tree)) | passed if mentions else frozenset(),
     )

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import ast
+import re
+from pathlib import Path
 
 import pytest
 
 from checker.engine import check_source
-from checker.mentions import class_only_names, may_register, non_registrar_names
+from checker.mentions import class_only_names, lines_matching, may_register, nodes_on_lines, non_registrar_names
 from checker.rules import ALL_RULES
 from checker.source import API_ONLY, Prefilter
+
+ROOT = Path(__file__).resolve().parents[2]
 
 REGISTERS = {
     "call": "import torch\ntorch.compiler.allow_in_graph(f)\n",
@@ -31,18 +35,73 @@ ONLY_TALKS_ABOUT_IT = {
 
 @pytest.mark.parametrize("source", REGISTERS.values(), ids=REGISTERS.keys())
 def test_code_naming_the_api_may_register(source: str) -> None:
-    assert may_register(ast.parse(source), API_ONLY)
+    assert may_register(ast.parse(source), source, API_ONLY)
 
 
 @pytest.mark.parametrize("source", ONLY_TALKS_ABOUT_IT.values(), ids=ONLY_TALKS_ABOUT_IT.keys())
 def test_text_only_about_the_api_cannot_register(source: str) -> None:
-    assert not may_register(ast.parse(source), API_ONLY)
+    assert not may_register(ast.parse(source), source, API_ONLY)
 
 
 def test_a_project_alias_counts_as_naming_the_api() -> None:
-    tree = ast.parse("# allow_in_graph\nfrom .utils import register\n@register\ndef f(x):\n    return x\n")
-    assert not may_register(tree, API_ONLY)
-    assert may_register(tree, Prefilter(("register",)))
+    source = "# allow_in_graph\nfrom .utils import register\n@register\ndef f(x):\n    return x\n"
+    tree = ast.parse(source)
+    assert not may_register(tree, source, API_ONLY)
+    assert may_register(tree, source, Prefilter(("register",)))
+
+
+#: The name that registers sits on a line other than its statement's first.
+AWAY_FROM_THE_STATEMENT = {
+    "second-decorator": "import torch\n@functools.wraps(g)\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x\n",
+    "continued-line": "import torch\nf = torch.compiler.\\\n    allow_in_graph(f)\n",
+    "parenthesised-import": "from torch._dynamo import (\n    disable,\n    allow_in_graph,\n)\n",
+    "deep-in-a-class": "class A:\n    def m(self):\n        if x:\n            return [\n                torch.compiler.allow_in_graph(g)\n            ]\n",
+    "in-an-f-string": "s = f'{torch.compiler.allow_in_graph(g)}'\n",
+    "crlf": "# allow_in_graph\r\nimport torch\r\n\r\ntorch.compiler.allow_in_graph(f)\r\n",
+    "lone-cr": "# allow_in_graph\rimport torch\r\rtorch.compiler.allow_in_graph(f)\r",
+}
+
+
+@pytest.mark.parametrize("source", AWAY_FROM_THE_STATEMENT.values(), ids=AWAY_FROM_THE_STATEMENT.keys())
+def test_the_name_is_found_wherever_its_line_is(source: str) -> None:
+    assert may_register(ast.parse(source), source, API_ONLY)
+
+
+def _parsable(path: Path) -> bool:
+    try:
+        ast.parse(path.read_bytes())
+    except SyntaxError:
+        return False
+    return True
+
+
+def _sources() -> list[Path]:
+    """Every Python file of the repository's own code and examples that CPython parses."""
+    folders = ("fixtures", "examples", "tests/field_idioms", "checker", "runtime_guard")
+    return sorted(path for folder in folders for path in (ROOT / folder).rglob("*.py") if _parsable(path))
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_walk_by_lines_meets_every_node_on_those_lines(path: Path) -> None:
+    """The pruned walk ``may_register`` relies on yields every node a whole-tree walk finds
+    spanning one of the lines (f-strings aside: their inner positions can be off in 3.11)."""
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    inside_fstrings = {id(node) for top in ast.walk(tree) if isinstance(top, ast.JoinedStr) for node in ast.walk(top)}
+    count = text.count("\n") + 1
+    for lines in ([*range(1, count + 1, 7)], [count // 2], lines_matching(text, re.compile("allow_in_graph|def |@"))):
+        met = {id(node) for node in nodes_on_lines(tree, lines)}
+        for node in ast.walk(tree):
+            start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+            if start is None or id(node) in inside_fstrings:
+                continue
+            if any(start <= line <= (end or start) for line in lines):
+                assert id(node) in met, f"{type(node).__name__} at line {start} is skipped"
+
+
+def test_lines_are_counted_as_cpython_counts_them() -> None:
+    text = "a\r\nb\rc\n\x0cd = allow_in_graph\n"
+    assert lines_matching(text, re.compile("allow_in_graph")) == [ast.parse(text).body[-1].lineno] == [4]
 
 
 def test_a_file_that_only_talks_about_the_api_is_not_analysed() -> None:
