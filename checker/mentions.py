@@ -35,9 +35,7 @@ def may_register(tree: ast.Module, text: str, prefilter: Prefilter) -> bool:
     """
     aliases = set(prefilter.aliases)
     imported = set(prefilter.imported)
-    spelled = "|".join(
-        [_API_IDENTIFIER.pattern, *(re.escape(name) for name in sorted(aliases | imported))]
-    )
+    spelled = "|".join([_API_IDENTIFIER.pattern, *(re.escape(name) for name in sorted(aliases | imported))])
     for node in nodes_on_lines(tree, lines_matching(text, re.compile(spelled))):
         if any(_API_IDENTIFIER.search(name) or name in aliases for name in _node_identifiers(node)):
             return True
