@@ -78,6 +78,15 @@ class Project:
         self._looked_names: dict[str, set[str]] = {}
         self._looked_paths: dict[tuple[str, str], list[str]] = {}
         self._digests: dict[str, tuple[Stamp | None, str]] = {}
+        self._keys: dict[str, str] = {}
+
+    def _key(self, path: str) -> str:
+        """The file's real path, the name every record of this index uses for it (each
+        path resolved once: a resolve costs a system call per folder of the path)."""
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = _resolved(path)
+        return key
 
     def dependencies(self, path: str) -> dict[str, str]:
         """Every file the result of ``path`` depends on, directly or through the modules
@@ -86,7 +95,7 @@ class Project:
         return self._closure(path, (self._looked, self._consulted))
 
     def _closure(self, path: str, records: tuple[dict[str, dict[str, str]], ...]) -> dict[str, str]:
-        start = _key(path)
+        start = self._key(path)
         found: dict[str, str] = {}
         pending = [start]
         while pending:
@@ -102,14 +111,14 @@ class Project:
 
     def _look(self, importer: str, qualified: str) -> None:
         """Record the files an import of ``qualified`` in ``importer`` looks for, as they are now."""
-        importer_key = _key(importer)
+        importer_key = self._key(importer)
         names = self._looked_names.setdefault(importer_key, set())
         if qualified in names:
             return
         names.add(qualified)
         where = (str(Path(importer).parent), qualified)
         if where not in self._looked_paths:
-            self._looked_paths[where] = [_key(str(path)) for path in looked_for(Path(importer), qualified)]
+            self._looked_paths[where] = [self._key(str(path)) for path in looked_for(Path(importer), qualified)]
         record = self._looked.setdefault(importer_key, {})
         for path in self._looked_paths[where]:
             if path != importer_key:
@@ -137,9 +146,9 @@ class Project:
     def parsed(self, path: str, digest: str) -> ModuleFacts | None:
         """The facts of ``path`` if it was already parsed with these bytes (as an import)
         and no module they consulted has changed since."""
-        cached = self._facts.get(Path(_key(path)))
+        cached = self._facts.get(Path(self._key(path)))
         facts = cached[1] if cached is not None else None
-        if facts is None or facts.digest != digest or self._stale(_key(path)):
+        if facts is None or facts.digest != digest or self._stale(self._key(path)):
             return None
         return facts
 
@@ -166,7 +175,7 @@ class Project:
                 continue
             facts = self.facts(module_path, require_api)
             if facts is not None:
-                self._consulted.setdefault(_key(importer), {})[_key(facts.path)] = facts.digest
+                self._consulted.setdefault(self._key(importer), {})[self._key(facts.path)] = facts.digest
                 return facts, attribute
         return None
 
@@ -235,9 +244,9 @@ class Project:
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
         found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
         for path, digest in found.consulted:
-            self._consulted.setdefault(_key(checked), {})[path] = digest
+            self._consulted.setdefault(self._key(checked), {})[path] = digest
         if found.project is not None:  # for the cache only: parsed facts are not stale for it
-            self._looked.setdefault(_key(checked), {})[found.project[0]] = found.project[1]
+            self._looked.setdefault(self._key(checked), {})[found.project[0]] = found.project[1]
         if found.where is None:
             return None
         path, evidence = found.where
@@ -257,7 +266,7 @@ class Project:
             return facts.judge.alias_members(found.name, facts.tree.module, result, inside)
 
     def markers(self, module: str, name: str, checked: str) -> list[tuple[Marker, Place]]:
-        self._looked.setdefault(_key(checked), {})[_key(module)] = self._digest(_key(module))
+        self._looked.setdefault(self._key(checked), {})[self._key(module)] = self._digest(self._key(module))
         facts = self.facts(Path(module), require_api=False)
         if facts is None:
             return []
@@ -408,5 +417,5 @@ def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
     return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
 
 
-def _key(path: str) -> str:
+def _resolved(path: str) -> str:
     return str(Path(path).resolve())
