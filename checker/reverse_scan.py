@@ -16,6 +16,7 @@ from pathlib import Path
 
 from checker.mentions import dotted_name
 from checker.packages import module_file
+from checker.source import read_source
 
 #: At the top level (the line's first column), where the project's registered functions are
 #: registered: ``allow_in_graph(f)``, ``f = allow_in_graph(f)``, ``@allow_in_graph`` on a def.
@@ -30,10 +31,10 @@ def registered_by_text(path: str) -> set[str]:
     ``@allow_in_graph`` on a def): a cheap list of the functions the project registers,
     whose calls in other files are judged."""
     try:
-        data = Path(path).read_bytes()
+        data = read_source(path)
     except OSError:
         return set()
-    return registered_in(data)
+    return registered_in(data) if data is not None else set()  # (too large: reported when checked)
 
 
 def registered_in(data: bytes) -> set[str]:

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,14 +174,14 @@ class TestFiles:
         (tmp_path / "fine.py").write_bytes(
             b"import torch\nW = torch.ones(2)\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
         )
-        real_read = Path.read_bytes
+        real_open = os.open
 
-        def read_bytes(path: Path) -> bytes:
-            if path.name == "locked.py":
+        def open_file(path: str | Path, *args: Any, **kwargs: Any) -> int:
+            if Path(path).name == "locked.py":
                 raise PermissionError(13, "Permission denied")
-            return real_read(path)
+            return real_open(path, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "read_bytes", read_bytes)
+        monkeypatch.setattr(os, "open", open_file)
         status, out, _ = run(capsys, str(tmp_path))
         assert status == 1
         assert "locked.py:1:1: AIG900 [error] cannot read the file: Permission denied" in out

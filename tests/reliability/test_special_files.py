@@ -15,6 +15,8 @@ import pytest
 from processes import aigcheck, found
 from projects import write
 
+from checker.source import read_source
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
 OPS = """\
@@ -100,3 +102,16 @@ def test_per_file_ignores_and_excludes_apply(tree: Path) -> None:
     assert found(aigcheck(tree, "--output-format", "json", "pkg")) == [("pkg/ops.py", "AIG301")]
     excluded = aigcheck(tree, "--isolated", "--output-format", "json", "--exclude", "pipe.py", "pkg")
     assert found(excluded) == [("pkg/ops.py", "AIG301")]
+
+
+def test_a_fifo_put_where_a_file_was_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """Discovery saw a regular file; by the time it is read, a FIFO stands in its place."""
+    os.mkfifo(tmp_path / "swapped.py")
+    with pytest.raises(OSError, match="not a regular file"):
+        read_source(tmp_path / "swapped.py")
+
+
+def test_a_file_over_the_limit_is_never_read_whole(tmp_path: Path) -> None:
+    (tmp_path / "big.py").write_bytes(b"x = 1\n" * 100)
+    assert read_source(tmp_path / "big.py", limit=599) is None
+    assert read_source(tmp_path / "big.py", limit=600) == b"x = 1\n" * 100
