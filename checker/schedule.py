@@ -15,6 +15,7 @@ import faulthandler
 import gc
 import os
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -127,6 +128,8 @@ class Workers:
         self.limits = limits
         self._pool: ProcessPoolExecutor | None = None
         self._alone: Alone[tuple[bytes, Job, Options], Outcome] | None = None
+        #: Two passes may share the workers from two threads (see ``checker.session``).
+        self._lock = threading.RLock()
 
     @property
     def started(self) -> bool:
@@ -135,38 +138,42 @@ class Workers:
     def pool(self, wanted: int | None = None) -> ProcessPoolExecutor:
         """The pool, started with ``wanted`` processes (at most ``count``) if there is none:
         a run of one file needs one (the later passes use the same)."""
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=max(1, min(self.count, wanted or self.count)),
-                initializer=_start_worker,
-                initargs=(self.registered, self.limits),
-            )
-        return self._pool
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=max(1, min(self.count, wanted or self.count)),
+                    initializer=_start_worker,
+                    initargs=(self.registered, self.limits),
+                )
+            return self._pool
 
     def renew(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
         """A new pool in place of ``broken`` (a worker died), unless that was done already."""
-        if self._pool is broken:
-            broken.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-        return self.pool()
+        with self._lock:
+            if self._pool is broken:
+                broken.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+            return self.pool()
 
     def alone(self, work: tuple[bytes, Job, Options]) -> Outcome:
         """Check one file in a process of its own: how a file a dead worker had is retried."""
-        if self._alone is None:
-            self._alone = Alone(partial(_start_worker, self.registered, self.limits), _work_in_worker, self.limits)
-        answer = self._alone.run(work)
+        with self._lock:
+            if self._alone is None:
+                self._alone = Alone(partial(_start_worker, self.registered, self.limits), _work_in_worker, self.limits)
+            answer = self._alone.run(work)
         if isinstance(answer, Unanalysable):
             _, job, _ = work
             return Outcome(unanalysable(job.display, job.codes, answer))
         return answer
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
-        if self._alone is not None:
-            self._alone.close()
-            self._alone = None
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
+            if self._alone is not None:
+                self._alone.close()
+                self._alone = None
 
 
 def check_outcomes(

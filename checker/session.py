@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -85,13 +86,19 @@ class Session:
         # The files that import one of them are candidates of the first pass too (their calls are judged).
         prefilter = Prefilter(self.options.prefilter.aliases, names)
         self.options = replace(self.options, registered=names, prefilter=prefilter)
-        with self._sharing_workers():
-            outcomes = list(
-                check_outcomes(checked, self.options, self.cache, self.progress, lambda: self.index, self._workers)
-            )
+        with self._sharing_workers(), ThreadPoolExecutor(max_workers=1) as early:
+            # Only where every parse is a worker's: this process's index is not shared between threads.
+            begin = (lambda jobs: early.submit(self._again, jobs, self.options)) if self.options.contained else None
+            handoffs = _EarlyHandoffs(checked, job_for, begin)
+            outcomes = []
+            for outcome in check_outcomes(
+                checked, self.options, self.cache, self.progress, lambda: self.index, self._workers
+            ):
+                outcomes.append(outcome)
+                handoffs.note(outcome)
             self._widen_for_aliases(checked, outcomes)
             registering = self._registering(named, checked, job_for)
-            self._hand_off(checked, outcomes, job_for, registering)
+            self._hand_off(checked, outcomes, job_for, registering, handoffs)
         return [Checked(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
 
     @contextmanager
@@ -230,33 +237,103 @@ class Session:
             outcomes[i] = outcome
 
     def _hand_off(
-        self, jobs: list[Job], outcomes: list[Outcome], job_for: JobFor, registering: Sequence[Outcome] = ()
+        self,
+        jobs: list[Job],
+        outcomes: list[Outcome],
+        job_for: JobFor,
+        registering: Sequence[Outcome] = (),
+        early: _EarlyHandoffs | None = None,
     ) -> None:
         """Check again the files whose defs and classes other files register, with those
-        registrations (``registering``: outcomes of files checked for their registrations only)."""
-        wanted: dict[str, list[Elsewhere]] = {}
-        for outcome in (*outcomes, *registering):
-            for path, registration in outcome.links.handoffs:
-                if registration not in wanted.setdefault(path, []):
-                    wanted[path].append(registration)
+        registrations (``registering``: outcomes of files checked for their registrations
+        only); ``early``: the hand-offs begun during the first pass, used where they are
+        the very jobs wanted."""
+        wanted = _handoffs((*outcomes, *registering))
         if not wanted:
             return
-        checked = {os.path.abspath(job.path): i for i, job in enumerate(jobs)}  # no syscalls
+        targets = _Targets(jobs, job_for)
         again: list[tuple[int, Job]] = []
         for path, registrations in sorted(wanted.items()):
-            i = checked.get(path)
-            if i is None:  # a symlinked tree, or a file that was not checked
-                i = next((n for n, job in enumerate(jobs) if _same_file(job.path, path)), None)
+            i = targets.index(path, add=True)
             if i is None:
-                job = job_for(path)
-                if job is None:
-                    continue
-                jobs.append(job)
-                outcomes.append(Outcome(FileReport(job.display)))
-                i = len(jobs) - 1
+                continue
+            if len(outcomes) < len(jobs):  # a file that was not checked
+                outcomes.append(Outcome(FileReport(jobs[i].display)))
             again.append((i, replace(jobs[i], elsewhere=tuple(registrations))))
-        for (i, _), outcome in zip(again, self._again([job for _, job in again], self.options), strict=True):
-            outcomes[i] = outcome
+        begun = early.taken([job for _, job in again]) if early is not None else {}
+        rest = [job for _, job in again if job not in begun]
+        done = dict(zip(rest, self._again(rest, self.options), strict=True)) if rest else {}
+        for i, job in again:
+            outcomes[i] = begun[job] if job in begun else done[job]
+
+
+def _handoffs(outcomes: Iterable[Outcome]) -> dict[str, list[Elsewhere]]:
+    """The registrations the outcomes hand to each defining file, in the order found."""
+    wanted: dict[str, list[Elsewhere]] = {}
+    for outcome in outcomes:
+        for path, registration in outcome.links.handoffs:
+            if registration not in wanted.setdefault(path, []):
+                wanted[path].append(registration)
+    return wanted
+
+
+class _Targets:
+    """Where a file handed registrations stands among the jobs (``add``: appended, with
+    its job, when it was not checked and the run does not exclude it)."""
+
+    def __init__(self, jobs: list[Job], job_for: JobFor) -> None:
+        self.jobs = jobs
+        self.job_for = job_for
+        self._checked = {os.path.abspath(job.path): i for i, job in enumerate(jobs)}  # no syscalls
+
+    def index(self, path: str, add: bool) -> int | None:
+        i = self._checked.get(path)
+        if i is None:  # a symlinked tree, or a file that was not checked
+            i = next((n for n, job in enumerate(self.jobs) if _same_file(job.path, path)), None)
+        if i is None:
+            job = self.job_for(path)
+            if job is None or not add:
+                return None
+            self.jobs.append(job)
+            i = self._checked[path] = len(self.jobs) - 1
+        return i
+
+    def job(self, path: str) -> Job | None:
+        """The job of the file as it stands now (no job is added)."""
+        i = self.index(path, add=False)
+        return self.jobs[i] if i is not None else self.job_for(path)
+
+
+class _EarlyHandoffs:
+    """Hand-offs begun while the first pass still runs: as soon as an outcome hands a file
+    registrations, that file is checked again with the registrations found so far, on a
+    worker the first pass leaves idle, instead of after the whole pass. The run uses such a
+    check only where it is exactly the job the full pass asks for (a later file may add
+    registrations; the file is then checked again)."""
+
+    def __init__(
+        self, jobs: list[Job], job_for: JobFor, begin: Callable[[list[Job]], Future[list[Outcome]]] | None
+    ) -> None:
+        self.targets = _Targets(jobs, job_for)
+        self.begin = begin
+        self._found: list[Outcome] = []
+        self._begun: dict[Job, Future[list[Outcome]]] = {}
+
+    def note(self, outcome: Outcome) -> None:
+        if self.begin is None or not outcome.links.handoffs:
+            return
+        self._found.append(outcome)
+        wanted = _handoffs(self._found)
+        for path, _ in outcome.links.handoffs:
+            job = self.targets.job(path)
+            if job is not None:
+                job = replace(job, elsewhere=tuple(wanted[path]))
+                if job not in self._begun:
+                    self._begun[job] = self.begin([job])
+
+    def taken(self, jobs: Sequence[Job]) -> dict[Job, Outcome]:
+        """The outcomes of those of ``jobs`` begun early."""
+        return {job: self._begun[job].result()[0] for job in jobs if job in self._begun}
 
 
 #: The rules a file that only imports a registered function can break: it registers

@@ -5,12 +5,16 @@ The findings point at the definition's lines and name the registering line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from projects import assert_marked, run, write
 
+from checker.engine import Outcome
 from checker.findings import Finding
+from checker.schedule import Job
+from checker.session import _EarlyHandoffs
 
 KERNELS = """
 import torch
@@ -133,6 +137,38 @@ def test_a_rebound_name_or_a_missing_definition_is_not_judged(project: Path) -> 
         },
     )
     assert aigcheck("--no-cache", "pkg") == (0, [])
+
+
+def test_registrations_split_over_files_begun_early_are_all_judged(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hand-off to kernels.py is begun when the first registering file's outcome is in,
+    with its registration alone; the second file adds one, so the early check is not the
+    job wanted and kernels.py is judged with both, as when one file registers both."""
+    (project / "pkg/register.py").unlink()
+    write(
+        project,
+        {
+            "pkg/a_register.py": "import torch\nfrom .kernels import scaled\ntorch.compiler.allow_in_graph(scaled)\n",
+            "pkg/z_register.py": "import torch\nfrom .kernels import as_dict\ntorch.compiler.allow_in_graph(as_dict)\n",
+        },
+    )
+    taken: list[int] = []
+    real_taken = _EarlyHandoffs.taken
+
+    def counting(self: _EarlyHandoffs, jobs: Sequence[Job]) -> dict[Job, Outcome]:
+        found = real_taken(self, jobs)
+        taken.append(len(found))
+        return found
+
+    monkeypatch.setattr(_EarlyHandoffs, "taken", counting)
+    status, found = aigcheck("--no-cache", "pkg")
+    assert status == 1
+    assert sorted((finding.path, finding.code) for finding in found) == [
+        ("pkg/kernels.py", "AIG201"),
+        ("pkg/kernels.py", "AIG301"),
+    ]
+    assert taken == [1]  # the second early check, with both registrations, was the one wanted
 
 
 def test_modules_that_import_each_other(project: Path) -> None:
