@@ -254,7 +254,7 @@ class Session:
         targets = _Targets(jobs, job_for)
         again: list[tuple[int, Job]] = []
         for path, registrations in sorted(wanted.items()):
-            i = targets.index(path, add=True)
+            i = targets.index(path)
             if i is None:
                 continue
             if len(outcomes) < len(jobs):  # a file that was not checked
@@ -278,30 +278,34 @@ def _handoffs(outcomes: Iterable[Outcome]) -> dict[str, list[Elsewhere]]:
 
 
 class _Targets:
-    """Where a file handed registrations stands among the jobs (``add``: appended, with
-    its job, when it was not checked and the run does not exclude it)."""
+    """Where a file handed registrations stands among the jobs (``index`` appends its job
+    when it was not checked and the run does not exclude it)."""
 
     def __init__(self, jobs: list[Job], job_for: JobFor) -> None:
         self.jobs = jobs
         self.job_for = job_for
         self._checked = {os.path.abspath(job.path): i for i, job in enumerate(jobs)}  # no syscalls
 
-    def index(self, path: str, add: bool) -> int | None:
-        i = self._checked.get(path)
-        if i is None:  # a symlinked tree, or a file that was not checked
-            i = next((n for n, job in enumerate(self.jobs) if _same_file(job.path, path)), None)
+    def index(self, path: str) -> int | None:
+        i = self._position(path)
         if i is None:
             job = self.job_for(path)
-            if job is None or not add:
+            if job is None:
                 return None
             self.jobs.append(job)
             i = self._checked[path] = len(self.jobs) - 1
         return i
 
     def job(self, path: str) -> Job | None:
-        """The job of the file as it stands now (no job is added)."""
-        i = self.index(path, add=False)
+        """The job of the file as it stands now (none is added)."""
+        i = self._position(path)
         return self.jobs[i] if i is not None else self.job_for(path)
+
+    def _position(self, path: str) -> int | None:
+        i = self._checked.get(path)
+        if i is None:  # a symlinked tree, or a file that was not checked
+            i = next((n for n, job in enumerate(self.jobs) if _same_file(job.path, path)), None)
+        return i
 
 
 class _EarlyHandoffs:
