@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from checker.mentions import (
     global_names,
@@ -27,6 +28,7 @@ from checker.mentions import (
 from checker.packages import candidates
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
+T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
 Stamp = tuple[int, int]
 _GLOBAL = re.compile(r"\bglobal\b")
@@ -101,49 +103,19 @@ class Outlines:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._kept: dict[Path, tuple[Stamp, Outline]] = {}
-        self._imports: dict[Path, tuple[Stamp, Mapping[str, str]]] = {}
-        self._mentions: dict[Path, tuple[Stamp, bool]] = {}
+        self._kept = _PerFile(limit, outline, EMPTY)
+        self._imports = _PerFile(limit, imports, {})
+        self._mentions = _PerFile(limit * 16, _mentions_api, False)
 
     def imports(self, path: Path) -> Mapping[str, str]:
-        key = path.resolve()
-        stamp = file_stamp(key)
-        if stamp is None:
-            return {}
-        cached = self._imports.get(key)
-        if cached is None or cached[0] != stamp:
-            if len(self._imports) >= self.limit:
-                self._imports.clear()
-            cached = self._imports[key] = (stamp, imports(key))
-        return cached[1]
+        return self._imports.get(path)
 
     def mentions_api(self, path: Path) -> bool:
         """Whether the file's bytes mention the API at all (no parse: most files do not)."""
-        key = path.resolve()
-        stamp = file_stamp(key)
-        if stamp is None:
-            return False
-        cached = self._mentions.get(key)
-        if cached is None or cached[0] != stamp:
-            if len(self._mentions) >= self.limit * 16:
-                self._mentions.clear()
-            try:
-                cached = self._mentions[key] = (stamp, PREFILTER in key.read_bytes())
-            except OSError:
-                return False
-        return cached[1]
+        return self._mentions.get(path)
 
     def of(self, path: Path) -> Outline:
-        key = path.resolve()
-        stamp = file_stamp(key)
-        if stamp is None:
-            return EMPTY
-        cached = self._kept.get(key)
-        if cached is None or cached[0] != stamp:
-            if len(self._kept) >= self.limit:
-                self._kept.clear()
-            cached = self._kept[key] = (stamp, outline(key))
-        return cached[1]
+        return self._kept.get(path)
 
     def defined_at(self, importer: str, qualified: str, depth: int = 0) -> tuple[Path, str] | None:
         """The module file and name an imported name is bound by, re-exports followed;
@@ -167,8 +139,42 @@ class Outlines:
         return name.encode() in data and Prefilter(imported=(name,)).imports(data)
 
     def stamp(self, path: Path) -> Stamp | None:
+        return self._kept.stamp(path)
+
+
+class _PerFile(Generic[T]):
+    """``answer(file)`` kept per file while the file's stamp is unchanged, at most ``limit``
+    files (all are let go when it is reached); ``missing``: the answer for a file that
+    cannot be read (not kept)."""
+
+    def __init__(self, limit: int, answer: Callable[[Path], T], missing: T) -> None:
+        self.limit = limit
+        self.answer = answer
+        self.missing = missing
+        self._kept: dict[Path, tuple[Stamp, T]] = {}
+
+    def get(self, path: Path) -> T:
+        key = path.resolve()
+        stamp = file_stamp(key)
+        if stamp is None:
+            return self.missing
+        cached = self._kept.get(key)
+        if cached is None or cached[0] != stamp:
+            if len(self._kept) >= self.limit:
+                self._kept.clear()
+            try:
+                cached = self._kept[key] = (stamp, self.answer(key))
+            except OSError:
+                return self.missing
+        return cached[1]
+
+    def stamp(self, path: Path) -> Stamp | None:
         cached = self._kept.get(path.resolve())
         return cached[0] if cached is not None else None
+
+
+def _mentions_api(path: Path) -> bool:
+    return PREFILTER in path.read_bytes()
 
 
 def file_stamp(path: Path) -> Stamp | None:
