@@ -97,24 +97,18 @@ def call_arguments(n: int) -> str:
 
 def decorated_registrations(n: int) -> str:
     """``n`` decorated functions; every tenth reads ``W``."""
-    defs = [
-        f"@torch.compiler.allow_in_graph\ndef f{i}(x):\n    return x * W  # AIG301\n"
-        if i % 10 == 0
-        else f"@torch.compiler.allow_in_graph\ndef f{i}(x):\n    return x + {i}\n"
-        for i in range(n)
-    ]
-    return HEADER + "".join(defs)
+    return HEADER + "".join(f"@torch.compiler.allow_in_graph\n{_registered_def(i)}" for i in range(n))
 
 
 def call_registrations(n: int) -> str:
     """``n`` functions registered by ``torch.compiler.allow_in_graph(f_i)``; every tenth reads ``W``."""
-    defs = [
-        f"def f{i}(x):\n    return x * W  # AIG301\ntorch.compiler.allow_in_graph(f{i})\n"
-        if i % 10 == 0
-        else f"def f{i}(x):\n    return x + {i}\ntorch.compiler.allow_in_graph(f{i})\n"
-        for i in range(n)
-    ]
-    return HEADER + "".join(defs)
+    return HEADER + "".join(f"{_registered_def(i)}torch.compiler.allow_in_graph(f{i})\n" for i in range(n))
+
+
+def _registered_def(i: int) -> str:
+    """``f{i}``, which reads ``W`` when ``i`` is a multiple of ten."""
+    body = "x * W  # AIG301" if i % 10 == 0 else f"x + {i}"
+    return f"def f{i}(x):\n    return {body}\n"
 
 
 def plus_chain(n: int) -> str:
