@@ -89,7 +89,8 @@ class Session:
         with self._sharing_workers(), ThreadPoolExecutor(max_workers=1) as early:
             # Only where every parse is a worker's: this process's index is not shared between threads.
             begin = (lambda jobs: early.submit(self._again, jobs, self.options)) if self.options.contained else None
-            handoffs = _EarlyHandoffs(checked, job_for, begin)
+            targets = _Targets(checked, job_for)
+            handoffs = _EarlyHandoffs(targets, begin)
             outcomes = []
             for outcome in check_outcomes(
                 checked, self.options, self.cache, self.progress, lambda: self.index, self._workers
@@ -98,7 +99,7 @@ class Session:
                 handoffs.note(outcome)
             self._widen_for_aliases(checked, outcomes)
             registering = self._registering(named, checked, job_for)
-            self._hand_off(checked, outcomes, job_for, registering, handoffs)
+            self._hand_off(outcomes, targets, registering, handoffs)
         return [Checked(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
 
     @contextmanager
@@ -238,20 +239,20 @@ class Session:
 
     def _hand_off(
         self,
-        jobs: list[Job],
         outcomes: list[Outcome],
-        job_for: JobFor,
+        targets: _Targets,
         registering: Sequence[Outcome] = (),
         early: _EarlyHandoffs | None = None,
     ) -> None:
         """Check again the files whose defs and classes other files register, with those
-        registrations (``registering``: outcomes of files checked for their registrations
-        only); ``early``: the hand-offs begun during the first pass, used where they are
-        the very jobs wanted."""
+        registrations (``targets``: the jobs, one per outcome, to which a file not checked
+        is added; ``registering``: outcomes of files checked for their registrations only);
+        ``early``: the hand-offs begun during the first pass, used where they are the very
+        jobs wanted."""
         wanted = _handoffs((*outcomes, *registering))
         if not wanted:
             return
-        targets = _Targets(jobs, job_for)
+        jobs = targets.jobs
         again: list[tuple[int, Job]] = []
         for path, registrations in sorted(wanted.items()):
             i = targets.index(path)
@@ -315,10 +316,8 @@ class _EarlyHandoffs:
     check only where it is exactly the job the full pass asks for (a later file may add
     registrations; the file is then checked again)."""
 
-    def __init__(
-        self, jobs: list[Job], job_for: JobFor, begin: Callable[[list[Job]], Future[list[Outcome]]] | None
-    ) -> None:
-        self.targets = _Targets(jobs, job_for)
+    def __init__(self, targets: _Targets, begin: Callable[[list[Job]], Future[list[Outcome]]] | None) -> None:
+        self.targets = targets
         self.begin = begin
         self._found: list[Outcome] = []
         self._begun: dict[Job, Future[list[Outcome]]] = {}
