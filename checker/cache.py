@@ -89,6 +89,15 @@ class Cache:
         digest.update(data)
         return digest.hexdigest()
 
+    def holds_entries(self) -> bool:
+        """Whether any entry was written (a run may then be answered from the cache): one
+        directory read."""
+        try:
+            with os.scandir(self.directory / _FORMAT) as entries:
+                return next(entries, None) is not None
+        except OSError:
+            return False
+
     def get(self, key: str) -> Outcome | None:
         try:
             outcome = self._decode(json.loads(_read_entry(self._entry(key))), key)

@@ -5,9 +5,9 @@ process (SIGSEGV) or run for minutes, and no Python ``except`` sees either. So a
 from the command line parses only in worker processes, each under a time and a memory
 budget: ``SIGALRM`` (its default action ends the process) stops a file that overruns its
 time, ``RLIMIT_DATA`` a file that would take the machine's memory. When a worker dies,
-the files it may have been working on are checked again one at a time, in a process of
-their own (:class:`Alone`); a file that kills that one too is the culprit and gets
-AIG900 with the reason its process died. So a crash costs the run one file.
+the file it was working on is checked again, in a process of its own (:class:`Alone`);
+a file that kills that one too is the culprit and gets AIG900 with the reason its
+process died. So a crash costs the run one file.
 """
 
 from __future__ import annotations
@@ -17,11 +17,9 @@ import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing import get_context
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Generic, TypeVar
 
+from checker.pool import Worker, fork_here
 from checker.source import Unanalysable
 
 Item = TypeVar("Item")
@@ -93,45 +91,28 @@ class Alone(Generic[Item, Result]):
         self._start = start
         self._work = work
         self.limits = limits
-        self._process: BaseProcess | None = None
-        self._connection: Connection | None = None
+        self._worker: Worker | None = None
 
     def run(self, item: Item) -> Result | Unanalysable:
-        if self._connection is None:
-            self._spawn()
-        assert self._connection is not None
+        if self._worker is None:
+            self._worker = fork_here(self._start, self._work)
         try:
-            self._connection.send(item)
-            return self._connection.recv()
+            self._worker.connection.send(item)
+            answered, value = self._worker.connection.recv()
         except (EOFError, OSError):
             return self.limits.why_died(self._reap())
+        if not answered:
+            raise value
+        return value
 
     def close(self) -> None:
-        if self._connection is not None:
-            try:
-                self._connection.send(None)
-            except OSError:
-                pass
-            self._reap()
-
-    def _spawn(self) -> None:
-        context = get_context()
-        ours, theirs = context.Pipe()
-        process = context.Process(target=_serve, args=(theirs, self._start, self._work), daemon=True)
-        process.start()
-        theirs.close()
-        self._process, self._connection = process, ours
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
 
     def _reap(self) -> int | None:
-        process, connection = self._process, self._connection
-        self._process = self._connection = None
-        assert process is not None and connection is not None
-        connection.close()
-        process.join()
-        return process.exitcode
-
-
-def _serve(connection: Connection, start: Callable[[], None], work: Callable[[object], object]) -> None:
-    start()
-    while (item := connection.recv()) is not None:
-        connection.send(work(item))
+        worker, self._worker = self._worker, None
+        assert worker is not None and worker.process is not None
+        worker.connection.close()
+        worker.process.join()
+        return worker.process.exitcode

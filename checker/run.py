@@ -14,7 +14,8 @@ import os
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -23,8 +24,9 @@ from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache, settings_digest
 from checker.config import Config
 from checker.discovery import STDIN, DiscoveryProblem, Source, discover
-from checker.engine import FileReport, decode_source, unanalysable
+from checker.engine import FileReport, decode_source, import_analysis, unanalysable
 from checker.findings import Finding
+from checker.forker import Forker
 from checker.noqa import UnusedNoqa
 from checker.options import RunOptions
 from checker.progress import Progress
@@ -80,10 +82,48 @@ def check(args: RunOptions) -> int:
             write(sys.stderr, f"{PROG}: note: {note}\n")
     # Read the baseline before the run, so that a bad file stops it at once.
     baseline = load_baseline(Path(args.baseline)) if args.baseline is not None else None
+    run = _Run()
+    cache = _cache(args, config)
+    with _forking(paths, cache) as forker:
+        progress = _check_paths(paths, args, run_settings, run, cache, forker)
+    if progress is not None:
+        progress.clear()
+    if args.diff:
+        return _finish_diff(args, run)
+    hidden = 0
+    if baseline is not None:
+        run.findings, known = baseline.split(run.findings)
+        hidden = len(known)
+    if args.write_baseline is not None:
+        return _write_baseline(args, run)
+    stream = sys.stdout
+    if run.stdin_source is not None:
+        # '-' with --fix: the source goes to stdout, for an editor to take; the report to stderr.
+        write_bytes(sys.stdout, run.stdin_source)
+        stream = sys.stderr
+    _report(stream, args, run_settings, run, hidden)
+    if run.failed:
+        return EXIT_ERROR
+    failing = any(finding.severity.at_least(run_settings.fail_on) for finding in run.findings)
+    if args.exit_zero or not (failing or run.unused_noqa):
+        return EXIT_CLEAN
+    return EXIT_FINDINGS
+
+
+def _check_paths(
+    paths: Sequence[str],
+    args: RunOptions,
+    run_settings: Settings,
+    run: _Run,
+    cache: Cache | None,
+    forker: Forker | None,
+) -> Progress | None:
+    """Discover and check the files, gathering what they give in ``run``; the progress
+    line drawn meanwhile, if any."""
+    config = run_settings.config
     # discover() checks that every path exists before yielding anything, so a
     # mistyped path stops the run before any output.
     items = list(discover(paths, [*config.name_excludes(), *args.exclude], args.stdin_filename or "<stdin>"))
-    run = _Run()
     # Contained: parsing happens in worker processes, so that a file that crashes libcst's
     # native parser or overruns a budget costs only its own result.
     options = Options(
@@ -93,7 +133,7 @@ def check(args: RunOptions) -> int:
         contained=True,
     )
     progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
-    session = Session(options, _cache(args, config), progress)
+    session = Session(options, cache, progress, forker)
 
     def job_for(path: str) -> Job | None:
         source = Source(path, _shown(path))
@@ -118,28 +158,25 @@ def check(args: RunOptions) -> int:
         source = Source(checked.job.path, checked.job.display)
         run.origins[source.display] = checked.job.path
         _absorb(source, None, checked.report, args, run)
-    if progress is not None:
-        progress.clear()
-    if args.diff:
-        return _finish_diff(args, run)
-    hidden = 0
-    if baseline is not None:
-        run.findings, known = baseline.split(run.findings)
-        hidden = len(known)
-    if args.write_baseline is not None:
-        return _write_baseline(args, run)
-    stream = sys.stdout
-    if run.stdin_source is not None:
-        # '-' with --fix: the source goes to stdout, for an editor to take; the report to stderr.
-        write_bytes(sys.stdout, run.stdin_source)
-        stream = sys.stderr
-    _report(stream, args, run_settings, run, hidden)
-    if run.failed:
-        return EXIT_ERROR
-    failing = any(finding.severity.at_least(run_settings.fail_on) for finding in run.findings)
-    if args.exit_zero or not (failing or run.unused_noqa):
-        return EXIT_CLEAN
-    return EXIT_FINDINGS
+    return progress
+
+
+@contextmanager
+def _forking(paths: Sequence[str], cache: Cache | None) -> Iterator[Forker | None]:
+    """The forker of the run's workers (see :mod:`checker.forker`), when there are files
+    on disk to check. A run without a cache, or with an empty one, is likely to parse:
+    its forker starts now, importing the analysis on a core of its own while this
+    process reads the tree (with a single core, there is none to spare)."""
+    if not Forker.supported() or all(path == STDIN for path in paths):
+        yield None
+        return
+    forker = Forker(import_analysis)
+    if default_workers() > 1 and (cache is None or not cache.holds_entries()):
+        forker.start()
+    try:
+        yield forker
+    finally:
+        forker.close()
 
 
 def _job(source: Source, args: RunOptions, run_settings: Settings) -> Job:

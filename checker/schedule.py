@@ -18,8 +18,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -30,9 +29,11 @@ from checker.cache import Cache
 from checker.containment import DEFAULT_LIMITS, Alone, Limits
 from checker.engine import FileReport, Outcome, analyse_source, import_analysis, new_index, unanalysable
 from checker.links import Elsewhere
+from checker.pool import Pool, WorkerDied
 from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 
 if TYPE_CHECKING:
+    from checker.forker import Forker
     from checker.project import Project
     from checker.rules import Rule
 
@@ -119,14 +120,22 @@ def check_files(
 class Workers:
     """Worker processes, started when a pass first has enough files to parse and kept for
     the passes after it, whose files then reach workers that have imported the analysis
-    and parsed the modules the first pass needed. They fork before this process imports
-    libcst: each imports it while this process goes on reading the tree."""
+    and parsed the modules the first pass needed. With a ``forker`` they fork from it,
+    the analysis imported; else from this process before it imports libcst, each then
+    importing it while this process goes on reading the tree."""
 
-    def __init__(self, count: int, registered: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        count: int,
+        registered: tuple[str, ...] = (),
+        limits: Limits = DEFAULT_LIMITS,
+        forker: Forker | None = None,
+    ) -> None:
         self.count = count
         self.registered = registered
         self.limits = limits
-        self._pool: ProcessPoolExecutor | None = None
+        self.forker = forker
+        self._pool: Pool[tuple[bytes, Job, Options], Outcome] | None = None
         self._alone: Alone[tuple[bytes, Job, Options], Outcome] | None = None
         #: Two passes may share the workers from two threads (see ``checker.session``).
         self._lock = threading.RLock()
@@ -135,25 +144,16 @@ class Workers:
     def started(self) -> bool:
         return self._pool is not None
 
-    def pool(self, wanted: int | None = None) -> ProcessPoolExecutor:
+    def pool(self, wanted: int | None = None) -> Pool[tuple[bytes, Job, Options], Outcome]:
         """The pool, started with ``wanted`` processes (at most ``count``) if there is none:
         a run of one file needs one (the later passes use the same)."""
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=max(1, min(self.count, wanted or self.count)),
-                    initializer=_start_worker,
-                    initargs=(self.registered, self.limits),
-                )
+                count = max(1, min(self.count, wanted or self.count))
+                start = partial(_start_worker, self.registered, self.limits)
+                spawn = self.forker.fork if self.forker is not None else None
+                self._pool = Pool(count, start, _work_in_worker, spawn)
             return self._pool
-
-    def renew(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
-        """A new pool in place of ``broken`` (a worker died), unless that was done already."""
-        with self._lock:
-            if self._pool is broken:
-                broken.shutdown(wait=False, cancel_futures=True)
-                self._pool = None
-            return self.pool()
 
     def alone(self, work: tuple[bytes, Job, Options]) -> Outcome:
         """Check one file in a process of its own: how a file a dead worker had is retried."""
@@ -225,7 +225,7 @@ class _Pipeline:
         self.cache = cache
         self.index = index
         self.workers = workers
-        self.pool: ProcessPoolExecutor | None = workers.pool() if workers.started else None
+        self.pool: Pool[tuple[bytes, Job, Options], Outcome] | None = workers.pool() if workers.started else None
         self.held: list[_Slot] = []  # parse work not yet sent anywhere
         self.slots: deque[_Slot] = deque()
         self.parsing = 0  # slots in ``slots`` that parse
@@ -244,7 +244,7 @@ class _Pipeline:
         self.slots.append(slot)
         self.parsing += 1
         if self.pool is not None:
-            self._send(slot)
+            slot.send(self.pool)
         elif self.options.contained:  # every parse is a worker's: start them while the tree is read
             self.held.append(slot)
             self._start_workers()
@@ -257,16 +257,8 @@ class _Pipeline:
     def _start_workers(self) -> None:
         self.pool = self.workers.pool(self.files)
         for waiting in self.held:
-            self._send(waiting)
+            waiting.send(self.pool)
         self.held = []
-
-    def _send(self, slot: _Slot) -> None:
-        assert self.pool is not None
-        try:
-            slot.send(self.pool)
-        except BrokenProcessPool:  # a worker died since the last look
-            self.pool = self.workers.renew(self.pool)
-            slot.send(self.pool)
 
     def finish(self) -> None:
         """No more files: what was held back goes to workers when contained, else is
@@ -291,11 +283,9 @@ class _Pipeline:
             yield outcome
 
     def _retry(self, slot: _Slot) -> Outcome:
-        """The outcome of a file whose worker died (it, or another file the worker had,
-        crashed or overran a budget): the file is checked again, alone."""
-        assert slot.pool is not None and slot.work is not None
-        if self.pool is slot.pool:
-            self.pool = self.workers.renew(slot.pool)
+        """The outcome of a file whose worker died on it (it crashed the parser or overran
+        a budget, or the worker was killed): the file is checked again, alone."""
+        assert slot.work is not None
         return self.workers.alone(slot.work)
 
     def cancel(self) -> None:
@@ -317,12 +307,10 @@ class _Slot:
         self.key = key
         self.parses = outcome is None
         self.future: Future[Outcome] | None = None
-        self.pool: ProcessPoolExecutor | None = None
 
-    def send(self, pool: ProcessPoolExecutor) -> None:
+    def send(self, pool: Pool[tuple[bytes, Job, Options], Outcome]) -> None:
         assert self.work is not None
-        self.future = pool.submit(_work_in_worker, self.work)
-        self.pool = pool  # the work is kept until the outcome is in: a dead worker's files are retried
+        self.future = pool.submit(self.work)  # the work is kept until the outcome is in: a dead worker's is retried
 
     def done(self) -> bool:
         return self.outcome is not None or (self.future is not None and self.future.done())
@@ -334,7 +322,7 @@ class _Slot:
             if self.future is not None:
                 try:
                     self.outcome = self.future.result()
-                except BrokenProcessPool:
+                except WorkerDied:
                     self.outcome = retry(self)
             else:
                 assert self.work is not None

@@ -44,6 +44,7 @@ from checker.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
 if TYPE_CHECKING:
+    from checker.forker import Forker
     from checker.project import Project
 
 #: Makes the job for a file the first pass did not check (a path as discovered), or None
@@ -61,11 +62,17 @@ class Checked:
 
 class Session:
     def __init__(
-        self, options: Options, cache: Cache | None = None, progress: Callable[[int, int], None] | None = None
+        self,
+        options: Options,
+        cache: Cache | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        forker: Forker | None = None,
     ) -> None:
         self.options = options
         self.cache = cache
         self.progress = progress
+        #: Where the workers fork from, the analysis imported (else from this process).
+        self.forker = forker
         self._mentioning: dict[Path, dict[str, bytes]] = {}
         #: The worker processes every pass of a call shares (started by the first that needs them).
         self._workers: Workers | None = None
@@ -104,7 +111,7 @@ class Session:
 
     @contextmanager
     def _sharing_workers(self) -> Iterator[None]:
-        self._workers = Workers(self.options.workers, self.options.registered, self.options.limits)
+        self._workers = Workers(self.options.workers, self.options.registered, self.options.limits, self.forker)
         try:
             yield
         finally:

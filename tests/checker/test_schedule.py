@@ -123,7 +123,7 @@ def test_few_files_to_parse_start_no_workers(tree: Path, monkeypatch) -> None:
     from checker import schedule
 
     started: list[int] = []
-    monkeypatch.setattr(schedule, "ProcessPoolExecutor", lambda **kwargs: started.append(1))
+    monkeypatch.setattr(schedule, "Pool", lambda *args: started.append(1))
     few = [job for job in jobs(tree) if job.display in ("m0.py", "m1.py", "plain.py")]
     assert [bool(r.findings) for r in check_files(few, Options(workers=2))] == [True, True, False]
     assert started == []
@@ -145,13 +145,13 @@ def test_the_passes_of_a_run_share_one_set_of_workers(tmp_path: Path, monkeypatc
     (tmp_path / "pkg/register.py").write_text("\n".join(register) + "\n")
     monkeypatch.chdir(tmp_path)
     pools: list[object] = []
-    real = schedule.ProcessPoolExecutor
+    real = schedule.Pool
 
-    def counted(**kwargs: object) -> object:
-        pools.append(kwargs)
-        return real(**kwargs)
+    def counted(*args: object) -> object:
+        pools.append(args)
+        return real(*args)
 
-    monkeypatch.setattr(schedule, "ProcessPoolExecutor", counted)
+    monkeypatch.setattr(schedule, "Pool", counted)
 
     def findings(*argv: str) -> list[tuple[str, int, str]]:
         out = io.StringIO()

@@ -1,0 +1,94 @@
+"""The worker pool: futures per item, a dead worker fails only its own item and is
+replaced, shutdown cancels what no worker has yet."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from concurrent.futures import CancelledError
+
+import pytest
+
+from checker.pool import Pool, WorkerDied
+
+
+def nothing() -> None:
+    pass
+
+
+def square(n: int) -> tuple[int, int]:
+    """The square, and the process that computed it."""
+    return n * n, os.getpid()
+
+
+def dies_on_negative(n: int) -> int:
+    if n < 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return n
+
+
+def raises_on_zero(n: int) -> float:
+    return 1 / n
+
+
+def waits_for_file(path: str) -> str:
+    """Blocks until ``path`` exists: keeps the worker busy for as long as the test wants."""
+    while not os.path.exists(path):
+        threading.Event().wait(0.01)
+    return path
+
+
+def test_every_item_gets_its_answer_from_a_worker() -> None:
+    pool: Pool[int, tuple[int, int]] = Pool(2, nothing, square)
+    try:
+        futures = [pool.submit(n) for n in range(20)]
+        answers = [future.result(timeout=30) for future in futures]
+    finally:
+        pool.shutdown()
+    assert [value for value, _ in answers] == [n * n for n in range(20)]
+    assert os.getpid() not in {pid for _, pid in answers}
+
+
+def test_an_exception_in_the_work_is_raised_by_the_future_and_the_worker_goes_on() -> None:
+    pool: Pool[int, float] = Pool(1, nothing, raises_on_zero)
+    try:
+        failing, after = pool.submit(0), pool.submit(4)
+        with pytest.raises(ZeroDivisionError):
+            failing.result(timeout=30)
+        assert after.result(timeout=30) == 0.25
+    finally:
+        pool.shutdown()
+
+
+def test_a_worker_that_dies_fails_only_the_item_it_had_and_is_replaced() -> None:
+    pool: Pool[int, int] = Pool(2, nothing, dies_on_negative)
+    try:
+        futures = [pool.submit(n) for n in (1, -1, 2, 3, -2, 4)]
+        outcomes = []
+        for future in futures:
+            try:
+                outcomes.append(future.result(timeout=30))
+            except WorkerDied:
+                outcomes.append("died")
+    finally:
+        pool.shutdown()
+    assert outcomes == [1, "died", 2, 3, "died", 4]
+
+
+def test_shutdown_cancels_the_items_no_worker_has_and_refuses_new_ones(tmp_path) -> None:
+    release = tmp_path / "release"
+    pool: Pool[str, str] = Pool(1, nothing, waits_for_file)
+    busy = pool.submit(str(release))
+    waiting = [pool.submit(str(release)) for _ in range(3)]
+    while not busy.running():  # the worker has the first item
+        threading.Event().wait(0.01)
+    pool.shutdown(wait=False, cancel_futures=True)
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(str(release))
+    release.touch()
+    assert busy.result(timeout=30) == str(release)
+    for future in waiting:
+        with pytest.raises(CancelledError):
+            future.result(timeout=30)
+    pool.shutdown()
