@@ -14,8 +14,8 @@ things differ, and they are why the schedule uses this pool:
 
 from __future__ import annotations
 
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -74,19 +74,21 @@ class Pool(Generic[Item, Result]):
         self._start = start
         self._work = work
         self._spawn = spawn
-        self._tasks: queue.SimpleQueue[tuple[Future[Result], Item] | None] = queue.SimpleQueue()
+        self._tasks: _Tasks[tuple[Future[Result], Item]] = _Tasks()
         self._lock = threading.Lock()
         self._closed = False
         self._feeders = [threading.Thread(target=self._feed, daemon=True) for _ in range(count)]
         for feeder in self._feeders:
             feeder.start()
 
-    def submit(self, item: Item) -> Future[Result]:
+    def submit(self, item: Item, urgent: bool = False) -> Future[Result]:
+        """The future of ``item``'s result; ``urgent`` items go to a worker before the
+        others waiting (each kind in the order submitted)."""
         future: Future[Result] = Future()
         with self._lock:
             if self._closed:
                 raise RuntimeError("the pool is shut down")
-            self._tasks.put((future, item))
+            self._tasks.put((future, item), urgent)
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -96,26 +98,13 @@ class Pool(Generic[Item, Result]):
             if not self._closed:
                 self._closed = True
                 if cancel_futures:
-                    self._cancel_waiting()
+                    for future, _ in self._tasks.take_all():
+                        future.cancel()
                 for _ in self._feeders:
                     self._tasks.put(None)
         if wait:
             for feeder in self._feeders:
                 feeder.join()
-
-    def _cancel_waiting(self) -> None:
-        kept: list[None] = []
-        while True:
-            try:
-                task = self._tasks.get_nowait()
-            except queue.Empty:
-                break
-            if task is None:
-                kept.append(task)
-            else:
-                task[0].cancel()
-        for sentinel in kept:
-            self._tasks.put(sentinel)
 
     def _feed(self) -> None:
         """Give this thread's worker one item at a time; replace it when it dies."""
@@ -150,6 +139,39 @@ class Pool(Generic[Item, Result]):
             except OSError:
                 pass  # the forker is gone: fork from this process instead
         return fork_here(self._start, self._work)
+
+
+class _Tasks(Generic[Item]):
+    """What waits for a worker: the urgent items, then the others, then None for each
+    worker to stop."""
+
+    def __init__(self) -> None:
+        self._urgent: deque[Item] = deque()
+        self._rest: deque[Item | None] = deque()
+        self._ready = threading.Condition()
+
+    def put(self, task: Item | None, urgent: bool = False) -> None:
+        with self._ready:
+            if urgent and task is not None:
+                self._urgent.append(task)
+            else:
+                self._rest.append(task)
+            self._ready.notify()
+
+    def get(self) -> Item | None:
+        with self._ready:
+            while not (self._urgent or self._rest):
+                self._ready.wait()
+            return self._urgent.popleft() if self._urgent else self._rest.popleft()
+
+    def take_all(self) -> list[Item]:
+        """Every item still waiting (the stops stay)."""
+        with self._ready:
+            taken = [*self._urgent, *(task for task in self._rest if task is not None)]
+            self._urgent.clear()
+            stops = sum(task is None for task in self._rest)
+            self._rest = deque([None] * stops)
+            return taken
 
 
 def fork_here(start: Callable[[], None], work: Callable[[Item], Result]) -> Worker:

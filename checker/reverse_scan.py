@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker.mentions import dotted_name
@@ -26,19 +27,40 @@ _DECORATED = re.compile(
 )
 
 
-def registered_by_text(path: str) -> set[str]:
-    """The functions the file's text registers at its top level (``allow_in_graph(f)``,
-    ``@allow_in_graph`` on a def): a cheap list of the functions the project registers,
-    whose calls in other files are judged."""
+@dataclass(frozen=True)
+class TextRegistrations:
+    """The functions a file's text registers (:func:`registered_in`); ``foreign``: some of
+    them are not defined there (imported, most likely), so its check will likely hand
+    registrations to the files that define them."""
+
+    names: set[str] = field(default_factory=set)
+    foreign: bool = False
+
+
+def text_registrations(path: str) -> TextRegistrations:
+    """What the file's text registers at its top level: a cheap list of the functions
+    the project registers, whose calls in other files are judged."""
     try:
         data = read_source(path)
     except OSError:
-        return set()
-    return registered_in(data) if data is not None else set()  # (too large: reported when checked)
+        return TextRegistrations()
+    if data is None:  # too large: reported when checked
+        return TextRegistrations()
+    names = registered_in(data)
+    return TextRegistrations(names, any(not _defines(data, name) for name in names))
+
+
+def _defines(data: bytes, name: str) -> bool:
+    """Whether a ``def`` or ``class`` statement of the text binds ``name``."""
+    return (
+        re.search(rb"(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+" + re.escape(name.encode()) + rb"\b", data)
+        is not None
+    )
 
 
 def registered_in(data: bytes) -> set[str]:
-    """:func:`registered_by_text` of a file's bytes."""
+    """The functions the text registers at its top level: ``allow_in_graph(f)``,
+    ``@allow_in_graph`` on a def."""
     if b"allow_in_graph" not in data:
         return set()
     found = {match.decode() for match in _CALLED.findall(data)} | {m.decode() for m in _DECORATED.findall(data)}

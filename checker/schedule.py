@@ -56,6 +56,15 @@ class Job:
     display: str
     codes: tuple[str, ...]
     elsewhere: tuple[Elsewhere, ...] = ()
+    #: Its text registers functions it does not define: its outcome will likely hand
+    #: registrations to the files that define them, whose checks wait for it.
+    hands_off: bool = False
+
+    @property
+    def urgent(self) -> bool:
+        """Parsed before the other files waiting: a check other checks wait for, or one
+        that waited (a defining file checked again with registrations made elsewhere)."""
+        return self.hands_off or bool(self.elsewhere)
 
     def prefilter(self, options: Options) -> Prefilter:
         """A file whose defs other files register is a candidate whatever it mentions."""
@@ -310,7 +319,8 @@ class _Slot:
 
     def send(self, pool: Pool[tuple[bytes, Job, Options], Outcome]) -> None:
         assert self.work is not None
-        self.future = pool.submit(self.work)  # the work is kept until the outcome is in: a dead worker's is retried
+        # The work is kept until the outcome is in: a dead worker's is retried.
+        self.future = pool.submit(self.work, urgent=self.work[1].urgent)
 
     def done(self) -> bool:
         return self.outcome is not None or (self.future is not None and self.future.done())

@@ -39,7 +39,7 @@ from checker.engine import FileReport, Outcome, new_index
 from checker.links import Elsewhere
 from checker.outlines import Outlines
 from checker.packages import project_files, project_root
-from checker.reverse_scan import may_register_from, registered_by_text, registered_in
+from checker.reverse_scan import may_register_from, registered_in, text_registrations
 from checker.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 
@@ -87,9 +87,10 @@ class Session:
         """Every job's final report, in order, then those of the defining files that only
         registrations made elsewhere brought in. ``named``: the files named on their own,
         whose project is searched for registrations of their defs."""
-        checked = list(jobs)
         imported = self._registered_imports(named)
-        names = tuple(sorted(imported.union(*(registered_by_text(job.path) for job in checked))))
+        scans = [text_registrations(job.path) for job in jobs]
+        names = tuple(sorted(imported.union(*(scan.names for scan in scans))))
+        checked = [replace(job, hands_off=True) if scan.foreign else job for job, scan in zip(jobs, scans, strict=True)]
         # The files that import one of them are candidates of the first pass too (their calls are judged).
         prefilter = Prefilter(self.options.prefilter.aliases, names)
         self.options = replace(self.options, registered=names, prefilter=prefilter)

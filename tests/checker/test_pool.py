@@ -92,3 +92,23 @@ def test_shutdown_cancels_the_items_no_worker_has_and_refuses_new_ones(tmp_path)
         with pytest.raises(CancelledError):
             future.result(timeout=30)
     pool.shutdown()
+
+
+def test_urgent_items_go_to_a_worker_before_the_others_waiting(tmp_path) -> None:
+    release = tmp_path / "release"
+    pool: Pool[str, str] = Pool(1, nothing, waits_for_file)
+    busy = pool.submit(str(release))
+    while not busy.running():
+        threading.Event().wait(0.01)
+    done: list[str] = []
+    names = ("a", "urgent-1", "b", "urgent-2")
+    futures = [pool.submit(str(tmp_path / name), urgent=name.startswith("urgent")) for name in names]
+    for future, name in zip(futures, names, strict=True):
+        future.add_done_callback(lambda _, name=name: done.append(name))
+    for name in names:
+        (tmp_path / name).touch()  # each waits for its own file, which exists: done at once
+    release.touch()
+    for future in futures:
+        future.result(timeout=30)
+    pool.shutdown()
+    assert done == ["urgent-1", "urgent-2", "a", "b"]

@@ -165,3 +165,28 @@ def test_the_passes_of_a_run_share_one_set_of_workers(tmp_path: Path, monkeypatc
         (f"pkg/k{n}.py", 5, "AIG301") for n in range(4)
     ]
     assert parallel == findings("--jobs", "1")
+
+
+@pytest.mark.parametrize(
+    ("text", "foreign"),
+    [
+        ("from .k import scaled\nimport torch\ntorch.compiler.allow_in_graph(scaled)\n", True),
+        ("import torch\n\ndef scaled(x):\n    return x\n\ntorch.compiler.allow_in_graph(scaled)\n", False),
+        ("import torch\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return x\n", False),
+        ("import torch\n", False),
+    ],
+    ids=["imported", "defined-then-registered", "decorated", "no-registration"],
+)
+def test_a_file_that_registers_a_function_it_does_not_define_is_parsed_first(
+    tmp_path: Path, text: str, foreign: bool
+) -> None:
+    """Its outcome hands registrations to the defining file, whose check waits for it."""
+    from checker.reverse_scan import text_registrations
+    from checker.session import Session
+
+    (tmp_path / "register.py").write_text(text)
+    (tmp_path / "k.py").write_text("def scaled(x):\n    return x\n")
+    assert text_registrations(str(tmp_path / "register.py")).foreign is foreign
+    jobs = [Job(str(tmp_path / name), name, ("AIG301",)) for name in ("k.py", "register.py")]
+    checked = Session(Options(workers=1)).check(jobs, lambda path: None)
+    assert [(c.job.display, c.job.urgent) for c in checked] == [("k.py", False), ("register.py", foreign)]
