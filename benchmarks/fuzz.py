@@ -41,6 +41,8 @@ from corpus_report import replace_section  # noqa: E402 - the benchmarks folder 
 
 REPO = Path(__file__).resolve().parents[1]
 BATCH = 100
+#: The share of corruption steps that damage a cache entry (the rest change the tree).
+CORRUPT_SHARE = 0.3
 #: A batch of BATCH files that takes longer than this hangs.
 BATCH_TIMEOUT = 600
 
@@ -270,7 +272,7 @@ def fuzz_corruption(rounds: int, rng: random.Random) -> Corruption:
         (tree / "pyproject.toml").write_text("[tool.aigcheck]\n")
         cache = Path(folder) / "shared-cache"  # outside the tree: copies share it, as a restored CI cache does
         for number in range(rounds):
-            if rng.random() < 0.3:
+            if rng.random() < CORRUPT_SHARE:
                 what = _corrupt_cache(cache, rng)
             else:
                 tree, what = _change_tree(tree, rng)
@@ -291,7 +293,12 @@ def report(mutants: Counts, corruption: Corruption, seconds: float, seed: int) -
         "## Fuzzing and corruption",
         "",
         f"`benchmarks/fuzz.py --seed {seed}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-        f"{seconds:.0f} s in all. Every run is `python -m checker` in a fresh process.",
+        f"{seconds:.0f} s in all. Every run is `python -m checker` in a fresh process, at commit {_commit()}. "
+        f"Mutants: {-(-mutants.tried // BATCH)} batches of {BATCH} files, each batch one run; corruption: "
+        f"{corruption.rounds} random steps ({CORRUPT_SHARE:.0%} corrupt a cache entry: truncated, garbage, "
+        f"100,000-deep JSON, empty, a folder; {1 - CORRUPT_SHARE:.0%} change the tree: a helper edited, deleted, restored, turned into a package and "
+        "back, the tree copied elsewhere with the shared cache, the settings changed, a file touched), each "
+        "step checked with the shared cache and with `--no-cache`.",
         "",
         "| campaign | tried | crashes | hangs | valid Python refused | errors | stale results |",
         "|---|---|---|---|---|---|---|",
@@ -305,6 +312,16 @@ def report(mutants: Counts, corruption: Corruption, seconds: float, seed: int) -
     if notes:
         lines += ["What did not hold:", ""] + [f"- {note}" for note in notes[:30]] + [""]
     return "\n".join(lines)
+
+
+def _commit() -> str:
+    """The checked-out commit, marked when the working tree differs from it."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    return f"{commit} with local changes" if git("status", "--porcelain", "--untracked-files=no") else commit
 
 
 def main() -> int:
