@@ -16,6 +16,7 @@ workers it forks. When the control line closes, it waits for them to end, and th
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import socket
@@ -102,6 +103,9 @@ class Forker:
 def _run(control: socket.socket, parents_end: socket.socket, prepare: Callable[[], None]) -> None:
     parents_end.close()
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it quietly, as it ends the run
+    # No cyclic collection, as in the workers (checker.schedule.quiet_gc): the import makes
+    # no garbage worth it, and is 7% faster without (0.22 -> 0.20 s).
+    gc.disable()
     try:
         prepare()
     except Exception:  # noqa: S110 - each worker imports again, and reports what fails
