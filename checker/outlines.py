@@ -10,7 +10,6 @@ outline says the answer may matter.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Generic, TypeVar
 
 from checker.mentions import (
     global_names,
-    lines_matching,
+    lines_spelling,
     names_the_api,
     nodes_on_lines,
     non_registrar_names,
@@ -31,8 +30,6 @@ from checker.source import PREFILTER, Prefilter, decode_source, python_gate
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
 Stamp = tuple[int, int]
-_GLOBAL = re.compile(r"\bglobal\b")
-_API = re.compile(PREFILTER.decode())
 #: How many re-exports deep an imported name is followed to the module that binds it.
 _MAX_REEXPORTS = 8
 
@@ -70,10 +67,11 @@ def outline(path: Path) -> Outline:
         return Outline(registers=mentions, safe=True)
     tree = gate.tree
     # Only the lines that spell ``global`` or the API are walked; the rest reads the top level.
-    rebound = {name for node in nodes_on_lines(tree, lines_matching(text, _GLOBAL)) for name in global_names(node)}
+    # (Lines spelling "global" inside a longer name are walked too: only global statements count.)
+    rebound = {name for node in nodes_on_lines(tree, lines_spelling(text, ["global"])) for name in global_names(node)}
     api = False
     passed: set[str] = set()
-    for node in nodes_on_lines(tree, lines_matching(text, _API) if mentions else []):
+    for node in nodes_on_lines(tree, lines_spelling(text, [PREFILTER.decode()]) if mentions else []):
         api = api or names_the_api(node)
         if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
             if isinstance(node.args[0], ast.Name):

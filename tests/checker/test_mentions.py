@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import pytest
 
 from checker.engine import check_source
-from checker.mentions import class_only_names, lines_matching, may_register, nodes_on_lines, non_registrar_names
+from checker.mentions import class_only_names, lines_spelling, may_register, nodes_on_lines, non_registrar_names
 from checker.rules import ALL_RULES
 from checker.source import API_ONLY, Prefilter
 
@@ -89,7 +88,7 @@ def test_the_walk_by_lines_meets_every_node_on_those_lines(path: Path) -> None:
     tree = ast.parse(text)
     inside_fstrings = {id(node) for top in ast.walk(tree) if isinstance(top, ast.JoinedStr) for node in ast.walk(top)}
     count = text.count("\n") + 1
-    for lines in ([*range(1, count + 1, 7)], [count // 2], lines_matching(text, re.compile("allow_in_graph|def |@"))):
+    for lines in ([*range(1, count + 1, 7)], [count // 2], lines_spelling(text, ["allow_in_graph", "def ", "@"])):
         met = {id(node) for node in nodes_on_lines(tree, lines)}
         for node in ast.walk(tree):
             start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
@@ -99,9 +98,18 @@ def test_the_walk_by_lines_meets_every_node_on_those_lines(path: Path) -> None:
                 assert id(node) in met, f"{type(node).__name__} at line {start} is skipped"
 
 
+@pytest.mark.parametrize("path", _sources()[::5], ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_lines_spelling_a_needle_are_those_a_line_by_line_search_finds(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    needles = ["allow_in_graph", "global", "def ", "self.", "(x"]
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    expected = [number for number, line in enumerate(lines, 1) if any(needle in line for needle in needles)]
+    assert lines_spelling(text, needles) == expected
+
+
 def test_lines_are_counted_as_cpython_counts_them() -> None:
     text = "a\r\nb\rc\n\x0cd = allow_in_graph\n"
-    assert lines_matching(text, re.compile("allow_in_graph")) == [ast.parse(text).body[-1].lineno] == [4]
+    assert lines_spelling(text, ["allow_in_graph"]) == [ast.parse(text).body[-1].lineno] == [4]
 
 
 def test_a_file_that_only_talks_about_the_api_is_not_analysed() -> None:
