@@ -172,7 +172,10 @@ def _forking(paths: Sequence[str], cache: Cache | None) -> Iterator[Forker | Non
         return
     forker = Forker(import_analysis)
     if default_workers() > 1 and (cache is None or not cache.holds_entries()):
-        forker.start()
+        try:
+            forker.start()
+        except OSError:
+            pass  # no process to spare: each worker then forks from this one and imports the analysis
     try:
         yield forker
     finally:

@@ -94,3 +94,25 @@ def test_a_forker_that_forked_nothing_is_stopped_at_once() -> None:
     forker.start()
     forker.close()
     assert forker.pid is not None and _gone(forker.pid)
+
+
+def test_a_run_whose_forker_cannot_start_forks_its_workers_itself(tmp_path, monkeypatch) -> None:
+    import contextlib
+    import io
+    import json
+
+    from checker import cli
+
+    def cannot(self: Forker) -> None:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(Forker, "_started", cannot)
+    for n in range(4):
+        (tmp_path / f"m{n}.py").write_text(
+            "import torch\nW = torch.ones(2)\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
+        )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli.main(["--isolated", "--no-cache", "--output-format", "json", "-j", "2", str(tmp_path)])
+    assert status == 1
+    assert sorted(item["code"] for item in json.loads(out.getvalue())) == ["AIG301"] * 4
