@@ -124,6 +124,9 @@ class Pool(Generic[Item, Result]):
                     worker = None
                     future.set_exception(WorkerDied(str(error) or type(error).__name__))
                     continue
+                except Exception as error:  # the item, or the answer, would not pickle: the line is intact
+                    future.set_exception(error)
+                    continue
                 if answered:
                     future.set_result(value)
                 else:

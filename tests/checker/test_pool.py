@@ -112,3 +112,16 @@ def test_urgent_items_go_to_a_worker_before_the_others_waiting(tmp_path) -> None
         future.result(timeout=30)
     pool.shutdown()
     assert done == ["urgent-1", "urgent-2", "a", "b"]
+
+
+def test_an_item_that_cannot_be_sent_fails_its_future_and_the_worker_goes_on() -> None:
+    import pickle
+
+    pool: Pool[object, tuple[int, int]] = Pool(1, nothing, square)
+    try:
+        unsendable = pool.submit(lambda: None)  # a lambda does not pickle
+        with pytest.raises((pickle.PicklingError, AttributeError)):
+            unsendable.result(timeout=30)
+        assert pool.submit(3).result(timeout=30)[0] == 9
+    finally:
+        pool.shutdown()
