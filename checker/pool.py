@@ -198,6 +198,9 @@ def serve(connection: Connection, start: Callable[[], None], work: Callable[[obj
                 answer = (True, work(item))
             except Exception as error:  # the caller's future raises it
                 answer = (False, error)
-            connection.send(answer)
+            try:
+                connection.send(answer)
+            except Exception as error:  # it would not pickle (nothing was sent)
+                connection.send((False, RuntimeError(f"the worker's answer could not be sent back: {error!r}")))
     except EOFError:
         pass  # the pool's process is gone

@@ -125,3 +125,17 @@ def test_an_item_that_cannot_be_sent_fails_its_future_and_the_worker_goes_on() -
         assert pool.submit(3).result(timeout=30)[0] == 9
     finally:
         pool.shutdown()
+
+
+def unpicklable_answer(n: int) -> object:
+    return (lambda: n) if n < 0 else n
+
+
+def test_an_answer_that_cannot_be_sent_back_fails_its_future_and_the_worker_goes_on() -> None:
+    pool: Pool[int, object] = Pool(1, nothing, unpicklable_answer)
+    try:
+        with pytest.raises(RuntimeError, match="could not be sent back"):
+            pool.submit(-1).result(timeout=30)
+        assert pool.submit(2).result(timeout=30) == 2
+    finally:
+        pool.shutdown()
