@@ -84,8 +84,9 @@ def check(args: RunOptions) -> int:
     baseline = load_baseline(Path(args.baseline)) if args.baseline is not None else None
     run = _Run()
     cache = _cache(args, config)
+    progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
     with _forking(paths, cache) as forker:
-        progress = _check_paths(paths, args, run_settings, run, cache, forker)
+        _check_paths(paths, args, run_settings, run, cache, progress, forker)
     if progress is not None:
         progress.clear()
     if args.diff:
@@ -116,10 +117,10 @@ def _check_paths(
     run_settings: Settings,
     run: _Run,
     cache: Cache | None,
+    progress: Progress | None,
     forker: Forker | None,
-) -> Progress | None:
-    """Discover and check the files, gathering what they give in ``run``; the progress
-    line drawn meanwhile, if any."""
+) -> None:
+    """Discover and check the files, gathering what they give in ``run``."""
     config = run_settings.config
     # discover() checks that every path exists before yielding anything, so a
     # mistyped path stops the run before any output.
@@ -132,7 +133,6 @@ def _check_paths(
         unused_noqa=args.report_unused_noqa,
         contained=True,
     )
-    progress = Progress(sys.stderr) if not args.quiet and is_tty(sys.stderr) else None
     session = Session(options, cache, progress, forker)
 
     def job_for(path: str) -> Job | None:
@@ -158,7 +158,6 @@ def _check_paths(
         source = Source(checked.job.path, checked.job.display)
         run.origins[source.display] = checked.job.path
         _absorb(source, None, checked.report, args, run)
-    return progress
 
 
 @contextmanager
