@@ -3,12 +3,16 @@ forking itself when the forker is gone, and closing leaves no process behind."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import signal
-import threading
+import time
 
 import pytest
 
+from checker import cli
 from checker.forker import Forker
 from checker.pool import Pool
 
@@ -52,7 +56,7 @@ def _wait_until(condition, seconds: float = 10.0) -> bool:
     for _ in range(int(seconds / 0.01)):
         if condition():
             return True
-        threading.Event().wait(0.01)
+        time.sleep(0.01)
     return condition()
 
 
@@ -90,19 +94,13 @@ def test_a_pool_whose_forker_is_gone_forks_its_workers_itself() -> None:
 
 
 def test_a_forker_that_forked_nothing_is_stopped_at_once() -> None:
-    forker = Forker(lambda: threading.Event().wait(60))  # still preparing when the run ends
+    forker = Forker(lambda: time.sleep(60))  # still preparing when the run ends
     forker.start()
     forker.close()
     assert forker.pid is not None and _gone(forker.pid)
 
 
 def test_a_run_whose_forker_cannot_start_forks_its_workers_itself(tmp_path, monkeypatch) -> None:
-    import contextlib
-    import io
-    import json
-
-    from checker import cli
-
     def cannot(self: Forker) -> None:
         raise OSError("Resource temporarily unavailable")
 

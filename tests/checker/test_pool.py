@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
+import time
 from concurrent.futures import CancelledError
 
 import pytest
@@ -35,7 +35,7 @@ def raises_on_zero(n: int) -> float:
 def waits_for_file(path: str) -> str:
     """Blocks until ``path`` exists: keeps the worker busy for as long as the test wants."""
     while not os.path.exists(path):
-        threading.Event().wait(0.01)
+        time.sleep(0.01)
     return path
 
 
@@ -82,7 +82,7 @@ def test_shutdown_cancels_the_items_no_worker_has_and_refuses_new_ones(tmp_path)
     busy = pool.submit(str(release))
     waiting = [pool.submit(str(release)) for _ in range(3)]
     while not busy.running():  # the worker has the first item
-        threading.Event().wait(0.01)
+        time.sleep(0.01)
     pool.shutdown(wait=False, cancel_futures=True)
     with pytest.raises(RuntimeError, match="shut down"):
         pool.submit(str(release))
@@ -99,7 +99,7 @@ def test_urgent_items_go_to_a_worker_before_the_others_waiting(tmp_path) -> None
     pool: Pool[str, str] = Pool(1, nothing, waits_for_file)
     busy = pool.submit(str(release))
     while not busy.running():
-        threading.Event().wait(0.01)
+        time.sleep(0.01)
     done: list[str] = []
     names = ("a", "urgent-1", "b", "urgent-2")
     futures = [pool.submit(str(tmp_path / name), urgent=name.startswith("urgent")) for name in names]
