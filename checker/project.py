@@ -43,7 +43,6 @@ from checker.source import PREFILTER, Gate, Unanalysable, decode_source, python_
 from checker.torch_api import Marker
 
 T = TypeVar("T")
-#: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
 
 #: Parsed modules kept per process, the least recently used dropped first (each a few MB
 #: of syntax tree); this bounds the memory of a run however large the tree.
@@ -85,7 +84,7 @@ class Project:
         path resolved once: a resolve costs a system call per folder of the path)."""
         key = self._keys.get(path)
         if key is None:
-            key = self._keys[path] = _resolved(path)
+            key = self._keys[path] = str(Path(path).resolve())
         return key
 
     def dependencies(self, path: str) -> dict[str, str]:
@@ -415,7 +414,3 @@ def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
 def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
     """The registrar a module binds to ``attribute`` at its top level, if any."""
     return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
-
-
-def _resolved(path: str) -> str:
-    return str(Path(path).resolve())
