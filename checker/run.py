@@ -9,9 +9,7 @@ the files, has a :class:`~checker.session.Session` check them, applies
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,6 +21,7 @@ from typing import TextIO
 from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache, settings_digest
 from checker.config import Config
+from checker.diffs import unified_diff
 from checker.discovery import STDIN, DiscoveryProblem, Source, discover
 from checker.engine import FileReport, decode_source, import_analysis, unanalysable
 from checker.findings import Finding
@@ -262,17 +261,6 @@ def _apply(source: Source, data: bytes | None, report: FileReport, args: RunOpti
         write(sys.stderr, f"{PROG}: error: cannot write the fixes of {source.display}: {reason}\n")
         return False
     return True
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def unified_diff(before: str, after: str, path: str) -> str:
-    """A unified diff of one file, as ``patch -p0`` reads it."""
-    out = []
-    for line in difflib.unified_diff(_LINE.findall(before), _LINE.findall(after), path, path):
-        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
 
 
 def _finish_diff(args: RunOptions, run: _Run) -> int:
