@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checker.atomic import replace_file
 from checker.findings import Finding
 from checker.fingerprints import project_path
 from checker.reporters.base import ordered
@@ -74,7 +75,7 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
     """Write ``findings`` as a baseline file, in the stable report order.
 
     Raises ``ValueError`` for a finding without a fingerprint (it could never be
-    matched) and ``OSError`` when the file cannot be written.
+    matched) and ``OSError`` when the file cannot be written (it is then unchanged).
     """
     entries = []
     for finding in ordered(findings):
@@ -91,7 +92,8 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
         )
     document = {"version": VERSION, "tool": TOOL, "findings": entries}
     # ASCII-only JSON: any path, even one that is not valid Unicode, round-trips.
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    # Written whole or not at all: a full disk leaves the old baseline as it was.
+    replace_file(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
 
 
 def load_baseline(path: Path) -> Baseline:

@@ -82,6 +82,9 @@ class FileReport:
     fixed_source: str | None = None
     encoding: str = "utf-8"
     fixed: int = 0
+    #: With ``fixed_source``: the SHA-256 (hex) of the bytes it was computed from; the fix
+    #: is written only over those very bytes (see :mod:`checker.atomic`).
+    fixed_from: str = ""
     #: With ``unused_noqa=True``: the suppression comments that suppressed nothing.
     unused_noqa: tuple[UnusedNoqa, ...] = ()
 
@@ -187,7 +190,7 @@ def analyse_source(
         return Outcome(FileReport(path, internal_error=traceback.format_exc()))
     if outcome.report.fixed_source is None:
         return outcome
-    return replace(outcome, report=replace(outcome.report, encoding=source_encoding(data)))
+    return replace(outcome, report=replace(outcome.report, encoding=source_encoding(data), fixed_from=digest))
 
 
 def _check_text(

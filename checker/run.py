@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from checker import atomic
 from checker.baseline import load_baseline, write_baseline
 from checker.cache import Cache, settings_digest
 from checker.config import Config
@@ -36,7 +37,7 @@ from checker.reporters.text import split_lines
 from checker.schedule import Job, Options, default_workers
 from checker.session import JobFor, Session
 from checker.settings import Settings, codes_for, excluded, settings, useful_workers
-from checker.source import MAX_FILE_BYTES, Unanalysable, too_large_stream
+from checker.source import MAX_FILE_BYTES, Unanalysable, read_source, too_large_stream
 from checker.streams import is_tty, write, write_bytes
 
 PROG = "aigcheck"
@@ -56,6 +57,9 @@ class _Run:
     findings: list[Finding] = field(default_factory=list)
     unused_noqa: list[UnusedNoqa] = field(default_factory=list)
     failed: bool = False
+    #: Files whose fixes were not written (or diffed): the findings the fixes would have
+    #: resolved are in no list, so no summary is printed.
+    unwritten: int = 0
     fixed: int = 0
     fixed_files: int = 0
     diffs: list[str] = field(default_factory=list)
@@ -244,23 +248,45 @@ def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOpt
 
 
 def _apply(source: Source, data: bytes | None, report: FileReport, args: RunOptions, run: _Run) -> bool:
-    """Show (``--diff``) or write (``--fix``) one file's fixed source; whether that worked."""
+    """Show (``--diff``) or write (``--fix``) one file's fixed source; whether that worked.
+
+    A file on disk is diffed or written only while it holds the bytes the fix was
+    computed from: one saved since it was read is skipped, and says so."""
     fixed = str(report.fixed_source)
+    shown = escape_controls(source.display)
     try:
-        original = data if data is not None else Path(str(source.path)).read_bytes()
         new = fixed.encode(report.encoding)  # a BOM and a coding cookie's charset survive
         if args.diff:
+            original = data if data is not None else _unchanged(Path(str(source.path)), report.fixed_from)
             run.diffs.append(unified_diff(decode_source(original), fixed, source.display))
         elif data is not None:
             run.stdin_source = new
         else:
-            Path(str(source.path)).write_bytes(new)
+            atomic.replace_file(str(source.path), new, expected=report.fixed_from)
+    except atomic.ChangedMeanwhile:
+        what = f"no diff of {shown}" if args.diff else f"not fixing {shown}"
+        again = "--diff" if args.diff else "--fix"
+        _unwritten(run, f"{what}: it changed while it was checked; run {PROG} {again} again")
+        return False
     except (OSError, SyntaxError, LookupError, UnicodeError) as error:
-        run.failed = True
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        write(sys.stderr, f"{PROG}: error: cannot write the fixes of {source.display}: {reason}\n")
+        _unwritten(run, f"cannot write the fixes of {shown}: {reason}; {shown} is unchanged")
         return False
     return True
+
+
+def _unchanged(path: Path, fixed_from: str) -> bytes:
+    """The file's bytes, when they are still those the fix was computed from."""
+    data = read_source(path)
+    if data is None or atomic.digest(data) != fixed_from:
+        raise atomic.ChangedMeanwhile(str(path))
+    return data
+
+
+def _unwritten(run: _Run, message: str) -> None:
+    run.failed = True
+    run.unwritten += 1
+    write(sys.stderr, f"{PROG}: error: {message}\n")
 
 
 def _finish_diff(args: RunOptions, run: _Run) -> int:
@@ -273,15 +299,18 @@ def _finish_diff(args: RunOptions, run: _Run) -> int:
 
 
 def _write_baseline(args: RunOptions, run: _Run) -> int:
+    shown = escape_controls(str(args.write_baseline))
     if run.failed:
-        write(sys.stderr, f"{PROG}: error: not writing {args.write_baseline}: some files could not be checked\n")
+        write(sys.stderr, f"{PROG}: error: not writing {shown}: some files could not be checked\n")
         return EXIT_ERROR
     try:
         write_baseline(Path(args.write_baseline), run.findings)
     except OSError as error:
-        raise UsageError(f"cannot write the baseline {args.write_baseline}: {error.strerror or error}") from None
+        raise UsageError(
+            f"cannot write the baseline {shown}: {error.strerror or error}; {shown} is unchanged"
+        ) from None
     if not args.quiet:
-        write(sys.stderr, f"{PROG}: wrote {_count(len(run.findings), 'finding')} to {args.write_baseline}\n")
+        write(sys.stderr, f"{PROG}: wrote {_count(len(run.findings), 'finding')} to {shown}\n")
     return EXIT_CLEAN
 
 
@@ -307,7 +336,7 @@ def _report(stream: TextIO, args: RunOptions, run_settings: Settings, run: _Run,
         write(extra, statistics(findings))
     if args.quiet:
         return
-    lines = [text_reporter.summary(findings)] if fmt == "text" else []
+    lines = [text_reporter.summary(findings)] if fmt == "text" and not run.unwritten else []
     if args.report_unused_noqa and run.unused_noqa:
         lines.append(f"Found {_count(len(run.unused_noqa), 'unused noqa comment')}.")
     if run.fixed:

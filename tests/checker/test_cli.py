@@ -547,14 +547,15 @@ class TestFix:
     def test_a_file_that_cannot_be_written_exits_2(
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        def refuse(self: Path, data: bytes) -> int:
+        def refuse(*args: object, **kwargs: object) -> None:
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(Path, "write_bytes", refuse)
+        monkeypatch.setattr(os, "replace", refuse)
         status, out, err = run(capsys, "--fix", "m.py")
         assert status == 2
-        assert err == "aigcheck: error: cannot write the fixes of m.py: Permission denied\n"
+        assert err == "aigcheck: error: cannot write the fixes of m.py: Permission denied; m.py is unchanged\n"
         assert "Fixed" not in out
+        assert (sample / "m.py").read_text(encoding="utf-8") == SAMPLE
 
     def test_stdin_prints_the_fixed_source(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
