@@ -79,11 +79,21 @@ class ContractViolation(_Reported, Exception):
 
 
 class ContractWarning(_Reported, UserWarning):
-    """Emitted in ``warn`` mode, with the same attributes as :class:`ContractViolation`."""
+    """Emitted in ``warn`` mode, with the same attributes as :class:`ContractViolation`.
 
-    def __init__(self, violation: Violation) -> None:
-        super().__init__(violation.message)
+    Its ``args`` are the violation's four fields, plain strings, so that a warning rebuilt
+    from them is the same warning: pytest-xdist sends a worker's warnings to the controller
+    as their class and ``args`` and calls ``ContractWarning(*args)`` there.
+    """
+
+    def __init__(self, violation: Violation | str, *fields: str) -> None:
+        if not isinstance(violation, Violation):
+            violation = Violation(violation, *fields)
+        super().__init__(violation.code, violation.function, violation.site, violation.detail)
         self._fill(violation)
+
+    def __str__(self) -> str:
+        return self.violation.message
 
     def __reduce__(self) -> tuple[type[ContractWarning], tuple[Violation]]:
         return (type(self), (self.violation,))
