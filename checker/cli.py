@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from checker import __version__
 from checker.baseline import BaselineError
@@ -30,6 +31,7 @@ from checker.discovery import MissingPathError
 from checker.findings import Severity
 from checker.options import RunOptions
 from checker.reporters import REPORTERS
+from checker.reporters.base import escape_controls
 from checker.run import EXIT_CLEAN, EXIT_ERROR, PROG, UsageError, check
 from checker.selection import Catalogue, SelectionError
 from checker.streams import silence_stdout, write
@@ -54,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_CLEAN
         return check(options(args))
     except (UsageError, SelectionError, MissingPathError, ConfigError, BaselineError) as error:
-        write(sys.stderr, f"{PROG}: error: {error}\n")
+        # The message may quote a path, a code or a key as written: escaped, on one line.
+        write(sys.stderr, f"{PROG}: error: {escape_controls(str(error))}\n")
         return EXIT_ERROR
     except BrokenPipeError:
         # The reader went away (``aigcheck . | head``): not worth a traceback. Point
@@ -63,9 +66,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with what it quotes of the command line (``unrecognized arguments: ...``)
+    shown escaped."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {escape_controls(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (public so that documentation can be generated from it)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Check Python code against the torch.compiler.allow_in_graph contract.",
         epilog="Exit status: 0 clean, 1 findings at or above --fail-on (default: warning), "

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from checker import catalog
 from checker.catalog import RuleInfo
+from checker.reporters.base import escape_controls
 
 if TYPE_CHECKING:
     from checker.rules import Rule
@@ -186,12 +187,12 @@ class Catalogue:
             if off:
                 hint = " or set doc-strict" if off <= DOC_STRICT_CODES else ""
                 notes.append(
-                    f"{option} {token} matches only rules that are off by default ({', '.join(sorted(off))}); "
-                    f"name them exactly{hint} to run them"
+                    f"{option} {escape_controls(token)} matches only rules that are off by default "
+                    f"({', '.join(sorted(off))}); name them exactly{hint} to run them"
                 )
             else:
                 notes.append(
-                    f"{option} {token} names only planned rules ({', '.join(sorted(reserved))}), "
+                    f"{option} {escape_controls(token)} names only planned rules ({', '.join(sorted(reserved))}), "
                     "which are not implemented yet; it selects nothing"
                 )
         return chosen

@@ -50,16 +50,28 @@ def ordered(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
-#: What ends a line or drives a terminal: C0 and C1 controls, DEL, the line and paragraph separators.
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: What ends a line, drives a terminal or reorders what it shows: C0 and C1 controls, DEL,
+#: the line and paragraph separators, the bidirectional embeddings, overrides and isolates
+#: (U+202A-U+202E, U+2066-U+2069: the "trojan source" characters, which make a line read
+#: otherwise than it runs), and lone surrogates (the undecodable bytes of a file name).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def escape_controls(text: str, keep: str = "") -> str:
     """``text`` with each control character (but those in ``keep``) written as a Python
-    string literal writes it: ``\\n``, ``\\t``, ``\\x1b``, ``\\u2028``.
+    string literal writes it: ``\\n``, ``\\t``, ``\\x1b``, ``\\u202e``; a byte that
+    was not valid in a file name's encoding (a surrogate escape) as that byte: ``\\xff``.
 
-    A line-oriented format shows file names this way (the JSON and SARIF formats escape
-    them their own way), so a name holding a newline cannot split a finding in two and
-    one holding an escape sequence cannot drive the reader's terminal.
+    Every name and text that reaches a terminal goes through here (source excerpts,
+    file names, settings echoed in an error), so that a name holding a newline cannot
+    split a finding in two and nothing read from the checked tree can drive the reader's
+    terminal. The JSON and SARIF formats escape such text their own way.
     """
-    return _CONTROLS.sub(lambda found: found[0] if found[0] in keep else repr(found[0])[1:-1], text)
+    return _CONTROLS.sub(lambda found: found[0] if found[0] in keep else _escaped(found[0]), text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(char)[1:-1]

@@ -6,7 +6,8 @@ Errors are ``::error``, warnings ``::warning`` and info ``::notice``. Values are
 as GitHub's toolkit (``@actions/core``) escapes them: ``%``, CR and LF in the message;
 those and ``:`` and ``,`` in properties. GitHub has no escape for other control
 characters, which the log viewer would act on (``\\x1b`` starts a colour), so they are
-shown as Python writes them (``\\t``, ``\\x1b``). Nothing else is printed, so no summary.
+shown as Python writes them (``\\t``, ``\\x1b``), as are bidirectional overrides and the
+undecodable bytes of a file name (``\\xff``). Nothing else is printed, so no summary.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def command(finding: Finding) -> str:
 
 def escape_data(text: str) -> str:
     """A message as ``escapeData`` of ``@actions/core`` writes it, other control characters escaped."""
-    return escape_controls(_printable(text), keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape_controls(text, keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
@@ -55,9 +56,3 @@ def _path(path: str) -> str:
     while posix.startswith("./"):
         posix = posix[2:]
     return posix
-
-
-def _printable(text: str) -> str:
-    # A file name that is not valid Unicode (surrogate escapes) must not make the whole
-    # output unwritable: its undecodable bytes become U+FFFD.
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -6,7 +6,8 @@ CLI turns it on for a terminal) each finding is followed by its source line and 
 caret line under the reported span. With ``color`` (the CLI turns it on for a
 terminal, unless ``NO_COLOR`` is set) paths are bold and severities, codes and carets
 are coloured with ANSI escapes; other formats are never coloured. Control characters in
-a path or message are shown escaped (``\\n``, ``\\x1b``), so one finding is one line.
+a path, a message or a source excerpt are shown escaped (``\\n``, ``\\x1b``, ``\\u202e``):
+one finding is one line, and nothing of the checked files drives the terminal.
 """
 
 from __future__ import annotations
@@ -84,7 +85,12 @@ def _count(number: int, noun: str) -> str:
 
 
 def _excerpt(finding: Finding, lines: Sequence[str] | None, color: bool = False) -> list[str]:
-    """The source line of ``finding`` with carets under its span, gutter-numbered."""
+    """The source line of ``finding`` with carets under its span, gutter-numbered.
+
+    The line is the analysed file's, so its control characters are shown escaped, and the
+    carets are placed under the escaped text; tabs are kept, as they are harmless and the
+    carets line up under them in a terminal.
+    """
     if lines is None or not 1 <= finding.line <= len(lines):
         return []
     source = lines[finding.line - 1].rstrip("\r\n")
@@ -96,13 +102,19 @@ def _excerpt(finding: Finding, lines: Sequence[str] | None, color: bool = False)
         end = max(len(source) + 1, start + 1)
     else:
         end = start + 1
-    # Keep tabs so the carets line up under the same characters in a terminal.
-    indent = "".join(ch if ch == "\t" else " " for ch in source[: start - 1])
+    # Carets under the escaped span, and one per column the span reaches past the line's end.
+    spanned = source[start - 1 : end - 1]
+    indent = "".join(ch if ch == "\t" else " " for ch in _shown(source[: start - 1]))
     indent += " " * max(0, start - 1 - len(source))
     gutter = str(finding.line)
     pad = " " * len(gutter)
-    carets = "^" * (end - start)
+    carets = "^" * (len(_shown(spanned)) + end - start - len(spanned))
+    shown = _shown(source)
     if color:
         hue = _SEVERITY_COLORS[finding.severity]
-        return [f"{_DIM} {gutter} |{_RESET} {source}", f"{_DIM} {pad} |{_RESET} {indent}{hue}{carets}{_RESET}"]
-    return [f" {gutter} | {source}", f" {pad} | {indent}{carets}"]
+        return [f"{_DIM} {gutter} |{_RESET} {shown}", f"{_DIM} {pad} |{_RESET} {indent}{hue}{carets}{_RESET}"]
+    return [f" {gutter} | {shown}", f" {pad} | {indent}{carets}"]
+
+
+def _shown(source: str) -> str:
+    return escape_controls(source, keep="\t")

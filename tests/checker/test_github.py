@@ -88,7 +88,7 @@ def test_message_and_file_are_escaped_in_the_command() -> None:
     [
         pytest.param("./pkg/a.py", "pkg/a.py", id="dot-slash"),
         pytest.param("pkg\\a.py", "pkg/a.py", id="backslashes"),
-        pytest.param("\udcff.py", "\ufffd.py", id="undecodable-bytes"),
+        pytest.param("\udcff.py", "\\xff.py", id="undecodable-bytes"),
     ],
 )
 def test_file_is_a_workspace_path(path: str, shown: str) -> None:
