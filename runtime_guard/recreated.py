@@ -4,7 +4,9 @@ Dynamo guards a registered function on its ``__code__`` (S§0.4), so a second cl
 made by the same factory reuses the graph compiled for the first and returns the first
 one's results (S§1c, D4). The guard keeps, per code object, what the first registered
 function captured (closure cells, defaults, keyword-only defaults) and compares each later
-registration of that code with it.
+registration of that code with it. Code objects are told apart by identity, as Dynamo's
+guard does: the same ``def`` in two modules, or in a module and its reload, makes equal
+code objects that are not the same, and Dynamo compiles each of them on its own.
 
 The record outlives the first function: a factory's closures are often short-lived, and
 the second one is just as stale after the first has been collected (the compiled graph
@@ -19,6 +21,8 @@ import types
 import weakref
 from dataclasses import dataclass
 from typing import Any
+
+from torch.utils.weak import WeakIdKeyDictionary
 
 _SCALARS = (int, float, complex, str, bytes, bool, type(None))
 
@@ -77,10 +81,10 @@ def captured_values(fn: types.FunctionType) -> list[object]:
 
 
 class RecreatedClosures:
-    """The first registration of each code object (weakly keyed by the code)."""
+    """The first registration of each code object (weakly keyed by the code's identity)."""
 
     def __init__(self) -> None:
-        self._first: weakref.WeakKeyDictionary[types.CodeType, FirstRegistration] = weakref.WeakKeyDictionary()
+        self._first: WeakIdKeyDictionary = WeakIdKeyDictionary()
 
     def earlier_with_other_values(self, fn: types.FunctionType, site: str) -> str | None:
         """The site of an earlier registration of ``fn.__code__`` that captured other values,

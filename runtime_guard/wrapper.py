@@ -21,8 +21,11 @@ When the wrapper runs (``shared/evidence/dynamo/FINDINGS.md`` section 7):
 
 The wrapper changes nothing Dynamo decides: its code object is a copy per code object of
 the function, so two wrappers share a compiled graph exactly when the two functions would
-(S§0.4: Dynamo guards a registered function on its ``__code__``; a re-created closure is
-reported as AIG401 and behaves as it does without the guard).
+(S§0.4: Dynamo guards a registered function on the identity of its ``__code__``; a
+re-created closure is reported as AIG401 and behaves as it does without the guard). The
+copies are kept by the identity of the code object, as Dynamo's guard compares: code
+objects compare equal by value, and the same ``def`` in two modules, or in a module and
+its reload, makes two equal code objects that Dynamo compiles separately.
 """
 
 from __future__ import annotations
@@ -30,13 +33,13 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import torch
 import torch._guards
 from torch._dynamo.comptime import comptime
+from torch.utils.weak import WeakIdKeyDictionary
 
 from runtime_guard import captures
 from runtime_guard.errors import Violation
@@ -108,8 +111,9 @@ def _check_traced_frame(ctx: Any) -> None:
         _report_all(registration, list(check_call(names, args, kwargs)))
 
 
-#: One copy of the wrapper's code per code object of the wrapped functions.
-_codes: weakref.WeakKeyDictionary[types.CodeType, types.CodeType] = weakref.WeakKeyDictionary()
+#: One copy of the wrapper's code per code object of the wrapped functions, keyed by
+#: identity (a WeakKeyDictionary would share one copy between equal code objects).
+_codes: WeakIdKeyDictionary = WeakIdKeyDictionary()
 
 
 def _code_for(template: types.CodeType, fn: types.FunctionType) -> types.CodeType:
