@@ -25,7 +25,7 @@ from checker.change_walk import Exposed, Found, Resolve, changes
 from checker.facts.scopes import MUTATING_METHODS
 from checker.mentions import top_level
 from checker.packages import module_file, project_files, project_root, tree_digest
-from checker.source import decode_source, python_gate
+from checker.source import decode_source, python_gate, read_source
 
 #: How many modules deep re-exports of a name are followed.
 _MAX_REEXPORTS = 8
@@ -121,7 +121,7 @@ def _reexports(
             break
         source, bound = pending.pop()
         package = source.name == "__init__.py"
-        needles = (bound.encode(), _stem(source).encode())
+        needles = (bound.encode(), _stem(source).encode(errors="surrogateescape"))
         line = _from_import_line(_stem(source), bound, bare_relative=package)
         for path, data in files:
             if path == source or needles[0] not in data:
@@ -150,7 +150,10 @@ def _reexported_as(tree: ast.Module, path: Path, source: Path, name: str) -> set
 
 
 def _stem(module: Path) -> str:
-    """The name a module is imported by: ``config`` for ``pkg/config.py``, ``pkg`` for its ``__init__.py``."""
+    """The name a module is imported by: ``config`` for ``pkg/config.py``, ``pkg`` for its ``__init__.py``.
+
+    Like every file name it may hold surrogate escapes (bytes not valid in the file system's
+    encoding), so it is encoded with ``surrogateescape``: back to the bytes on disk."""
     return module.parent.name if module.name == "__init__.py" else module.stem
 
 
@@ -172,7 +175,7 @@ class _Prefilter:
         names = sorted({name for bound in exposed.values() for name in bound})
         stems = sorted({_stem(path) for path in exposed})
         self.names = [name.encode() for name in names]
-        self.stems = [stem.encode() for stem in stems]
+        self.stems = [stem.encode(errors="surrogateescape") for stem in stems]
         #: ``from . import X`` imports from a package's ``__init__.py``, which it does not name.
         self.bare_relative = any(path.name == "__init__.py" for path in exposed)
         self.imports = _imports(stems, root.name if root is not None else stems[0], self.bare_relative)
@@ -195,7 +198,9 @@ class _Prefilter:
 
 
 def _words(names: list[str]) -> bytes:
-    return rb"(?<![\w])(?:" + b"|".join(re.escape(name.encode()) for name in names) + rb")(?![\w])"
+    return (
+        rb"(?<![\w])(?:" + b"|".join(re.escape(name.encode(errors="surrogateescape")) for name in names) + rb")(?![\w])"
+    )
 
 
 def _imports(stems: list[str], package: str, bare_relative: bool) -> re.Pattern[bytes]:
@@ -203,7 +208,7 @@ def _imports(stems: list[str], package: str, bare_relative: bool) -> re.Pattern[
     package ``package``, or from it: an import line naming one that is relative or names the
     package (imports are followed only inside the importing file's own package); with
     ``bare_relative``, ``from . import`` too."""
-    inside = rb"(?:from[ \t]+\.|[^\n]*(?<![\w])" + re.escape(package.encode()) + rb"(?![\w]))"
+    inside = rb"(?:from[ \t]+\.|[^\n]*(?<![\w])" + re.escape(package.encode(errors="surrogateescape")) + rb"(?![\w]))"
     pattern = rb"^[ \t]*(?=" + inside + rb")(?:from|import)\b[^\n]*" + _words(stems)
     if bare_relative:
         pattern += rb"|^[ \t]*from[ \t]+\.+[ \t]+import\b"
@@ -213,7 +218,7 @@ def _imports(stems: list[str], package: str, bare_relative: bool) -> re.Pattern[
 def _from_import_line(stem: str, name: str, *, bare_relative: bool) -> re.Pattern[bytes]:
     """A cheap test for ``from ...stem import name`` (``from . import name`` too for a
     package), the names in parentheses across lines too."""
-    source = rb"[.\w]*(?<![\w])" + re.escape(stem.encode())
+    source = rb"[.\w]*(?<![\w])" + re.escape(stem.encode(errors="surrogateescape"))
     if bare_relative:
         source = rb"(?:" + source + rb"|\.+)"
     names = rb"(?:\([^)]*?|[^\n(]*?)(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])"
@@ -221,8 +226,10 @@ def _from_import_line(stem: str, name: str, *, bare_relative: bool) -> re.Patter
 
 
 def _read(path: Path) -> bytes:
+    """The file's bytes; none when it cannot be read, is not a regular file (a FIFO put there
+    is never waited on) or is over the analysis limit."""
     try:
-        return path.read_bytes()
+        return read_source(path) or b""
     except OSError:
         return b""
 

@@ -41,7 +41,7 @@ from checker.outlines import Outlines
 from checker.packages import project_files, project_root
 from checker.reverse_scan import may_register_from, registered_in, text_registrations
 from checker.schedule import Job, Options, Workers, check_one, check_outcomes
-from checker.source import PREFILTER, Prefilter, decode_source, python_gate
+from checker.source import PREFILTER, Prefilter, decode_source, python_gate, read_source
 
 if TYPE_CHECKING:
     from checker.forker import Forker
@@ -200,10 +200,10 @@ class Session:
                 continue
             registered = set().union(*(registered_in(data) for data in self._mentioning_api(root).values()))
             try:
-                text = Path(path).read_bytes()
+                text = read_source(path)
             except OSError:
                 continue
-            if not any(name.encode() in text for name in registered):
+            if text is None or not any(name.encode() in text for name in registered):
                 continue  # it names none of them: no parse
             for bound, qualified in outlines.imports(Path(path)).items():
                 if qualified.rpartition(".")[2] in registered:
@@ -357,9 +357,11 @@ def _only_calls(job: Job, prefilter: Prefilter) -> Job | None:
     registrar, with the call rules alone when it only imports a registered function, or
     None when it does neither (nothing to read again)."""
     try:
-        data = Path(job.path).read_bytes()
+        data = read_source(job.path)
     except OSError:
         return job  # the check itself reports what is wrong
+    if data is None:
+        return job  # too large: the check reports it
     if prefilter.names_an_alias(data):  # (the API itself the first pass judged already)
         return job
     if not prefilter.imports(data):
@@ -372,7 +374,7 @@ def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> 
     """Whether the file may register a def of one of ``modules``: it names a registrar
     (one of ``needles``) and one of the modules, and calls something with a name of it."""
     data = _read_mentions(path, needles)
-    if data is None or not any(_stem(module).encode() in data for module in modules):
+    if data is None or not any(_stem(module).encode(errors="surrogateescape") in data for module in modules):
         return False
     if not any(re.search(re.escape(needle) + rb"\w*\s*\(", data) for needle in needles):
         return False  # no call of a registrar (a wrapper defined here calls one too)
@@ -389,10 +391,10 @@ def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> 
 def _read_mentions(path: str, needles: tuple[bytes, ...]) -> bytes | None:
     """The file's bytes when they mention one of ``needles``."""
     try:
-        data = Path(path).read_bytes()
+        data = read_source(path)
     except OSError:
         return None
-    return data if any(needle in data for needle in needles) else None
+    return data if data is not None and any(needle in data for needle in needles) else None
 
 
 def _stem(path: Path) -> str:
