@@ -4,11 +4,16 @@ Compiles ``lambda *a: fn(*a)`` with each backend under ``fullgraph=True`` (and I
 with ``dynamic=True``), and checks for each: one graph holding ``fn`` as one node, the
 uncompiled results and gradients, the same results on a second call with other input
 values (a baked scalar or a frozen capture shows up there), and no guard violation.
+
+Each run compiles a caller with a code object of its own: Dynamo keeps what it compiled
+on the code object, so each run starts afresh without ``torch._dynamo.reset()``, which
+would throw away everything else the process compiled.
 """
 
 from __future__ import annotations
 
 import re
+import types
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,6 +102,11 @@ class SelfTestError(ContractViolation):
 
     def __reduce__(self) -> tuple[type[SelfTestError], tuple[SelfTestReport]]:  # type: ignore[override]
         return (type(self), (self.report,))
+
+
+def _fresh(fn: types.FunctionType) -> types.FunctionType:
+    """``fn`` with a code object of its own, which Dynamo has compiled nothing for."""
+    return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def _fail(violations: list[Violation]) -> list[Failure]:
@@ -246,7 +256,6 @@ def check_allow_in_graph(
     codes = value_codes + result_codes
     results: list[BackendResult] = []
     for backend, dynamic in runs:
-        torch._dynamo.reset()
         failures: list[Failure] = []
         counter = torch._dynamo.testing.CompileCounterWithBackend(backend)
         start = len(registry.violations())
@@ -254,7 +263,7 @@ def check_allow_in_graph(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                compiled = torch.compile(call, backend=counter, fullgraph=True, dynamic=dynamic)
+                compiled = torch.compile(_fresh(call), backend=counter, fullgraph=True, dynamic=dynamic)
                 actual = _run(compiled, _clone(args), _clone(kwargs))
                 actual_again = _run(compiled, _clone(args, True), _clone(kwargs, True))
             nodes = sum(
@@ -283,7 +292,6 @@ def check_allow_in_graph(
 
     if export:
         results.append(_export(target, args, kwargs, expected[0], codes))
-    torch._dynamo.reset()
     report = SelfTestReport(name, registration, tuple(results))
     if not report.ok:
         raise SelfTestError(report)
@@ -294,13 +302,14 @@ def _export(
     target: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], expected: Any, codes: tuple[str, ...]
 ) -> BackendResult:
     """``torch.export.export`` of a module calling ``target``, compared with the reference."""
-    torch._dynamo.reset()
     failures: list[Failure] = []
     start = len(registry.violations())
 
     class Call(torch.nn.Module):
         def forward(self, *a: Any, **k: Any) -> Any:
             return target(*a, **k)
+
+    Call.forward = _fresh(Call.forward)  # type: ignore[method-assign]
 
     try:
         program = torch.export.export(Call(), _clone(args), _clone(kwargs))
