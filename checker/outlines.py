@@ -25,7 +25,7 @@ from checker.mentions import (
     value_names,
 )
 from checker.packages import candidates
-from checker.source import PREFILTER, Prefilter, decode_source, python_gate
+from checker.source import PREFILTER, Prefilter, decode_source, python_gate, read_source
 
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
@@ -55,7 +55,9 @@ EMPTY = Outline()
 
 def outline(path: Path) -> Outline:
     try:
-        data = path.read_bytes()
+        data = read_source(path)
+        if data is None:
+            return EMPTY  # over the analysis limit: never parsed
         text = decode_source(data)
         gate = python_gate(text)
     except (OSError, SyntaxError, UnicodeError, LookupError):
@@ -89,10 +91,11 @@ def outline(path: Path) -> Outline:
 def imports(path: Path) -> Mapping[str, str]:
     """The module's top-level ``from m import x [as y]`` (y -> ``m.x``): what it re-exports."""
     try:
-        gate = python_gate(decode_source(path.read_bytes()))
+        data = read_source(path)
+        gate = python_gate(decode_source(data)) if data is not None else None
     except (OSError, SyntaxError, UnicodeError, LookupError):
         return {}
-    return {} if gate.tree is None else dict(_reexports(gate.tree))
+    return {} if gate is None or gate.tree is None else dict(_reexports(gate.tree))
 
 
 class Outlines:
@@ -131,10 +134,10 @@ class Outlines:
     def _imports_name(self, path: Path, name: str) -> bool:
         """Whether an import in the file's text may bind ``name`` (generous: no parse)."""
         try:
-            data = path.read_bytes()
+            data = read_source(path)
         except OSError:
             return False
-        return name.encode() in data and Prefilter(imported=(name,)).imports(data)
+        return data is not None and name.encode() in data and Prefilter(imported=(name,)).imports(data)
 
     def stamp(self, path: Path) -> Stamp | None:
         return self._kept.stamp(path)
@@ -172,7 +175,8 @@ class _PerFile(Generic[T]):
 
 
 def _mentions_api(path: Path) -> bool:
-    return PREFILTER in path.read_bytes()
+    data = read_source(path)  # (OSError: a file that cannot be read mentions nothing)
+    return data is not None and PREFILTER in data
 
 
 def file_stamp(path: Path) -> Stamp | None:

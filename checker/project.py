@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from checker.libcst_text import for_libcst, parse_for_libcst
 from checker.links import ABSENT, Place, Registrar
 from checker.outlines import Outlines, Stamp, file_stamp
 from checker.packages import candidates, looked_for, module_file, names_a_submodule
-from checker.source import PREFILTER, Gate, Unanalysable, decode_source, python_gate
+from checker.source import PREFILTER, Gate, Unanalysable, decode_source, file_digest, python_gate, read_source
 from checker.torch_api import Marker
 
 T = TypeVar("T")
@@ -128,12 +127,8 @@ class Project:
         stamp = file_stamp(Path(path))
         known = self._digests.get(path)
         if known is None or known[0] != stamp:
-            try:
-                # Only a regular file is a module (a FIFO there would block the read).
-                digest = hashlib.sha256(Path(path).read_bytes()).hexdigest() if os.path.isfile(path) else ABSENT
-            except OSError:
-                digest = ABSENT
-            known = self._digests[path] = (stamp, digest)
+            # Only a regular file is a module (a FIFO there is never waited on).
+            known = self._digests[path] = (stamp, file_digest(path) or ABSENT)
         return known[1]
 
     def _forget(self, key: str) -> None:
@@ -372,7 +367,9 @@ class Project:
     def _parse(self, path: Path, require_api: bool = True, vetted: bool = False) -> ModuleFacts | None:
         """``vetted``: CPython's parser already found the file safe for libcst."""
         try:
-            data = path.read_bytes()
+            data = read_source(path)
+            if data is None:
+                return None  # over the analysis limit, as when it is checked
             if require_api and PREFILTER not in data:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None

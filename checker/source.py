@@ -11,6 +11,7 @@ cheaply and with a precise message.
 from __future__ import annotations
 
 import ast
+import hashlib
 import io
 import os
 import re
@@ -126,22 +127,52 @@ def read_source(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
     Plain system calls: every file of the tree is read, and ``Path.read_bytes`` costs two
     thirds more (0.085 s against 0.051 s for torch's 2,300 files).
     """
-    descriptor = os.open(path, _OPEN_FLAGS)
+    descriptor, size = _open_regular(path)
     try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(0, "not a regular file", str(path))
-        if status.st_size > limit:
+        if size > limit:
             return None
         chunks = []
         read = 0
         # One read takes a regular file whole; the loop is for one that grows meanwhile.
-        while (chunk := os.read(descriptor, status.st_size + 1)) and read <= limit:
+        while (chunk := os.read(descriptor, size + 1)) and read <= limit:
             chunks.append(chunk)
             read += len(chunk)
     finally:
         os.close(descriptor)
     return None if read > limit else b"".join(chunks)
+
+
+def file_digest(path: str | Path) -> str | None:
+    """sha256 of the bytes of the regular file at ``path`` (read in chunks, whatever its
+    size), or None when it is not one or cannot be read."""
+    try:
+        descriptor, _ = _open_regular(path)
+    except OSError:
+        return None
+    digest = hashlib.sha256()
+    try:
+        while chunk := os.read(descriptor, _CHUNK):
+            digest.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return digest.hexdigest()
+
+
+def _open_regular(path: str | Path) -> tuple[int, int]:
+    """A descriptor of the regular file at ``path``, and its size; OSError for anything else.
+    Opened without waiting, then checked: a FIFO or device put where a module was (between
+    a look at the folder and the read) is refused, never waited on."""
+    descriptor = os.open(path, _OPEN_FLAGS)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(0, "not a regular file", str(path))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor, status.st_size
 
 
 def too_large(size: int) -> Unanalysable:
@@ -159,11 +190,14 @@ def _mentions(path: Path, prefilter: Prefilter) -> bool:
     """Scan a large file in chunks, never holding it whole."""
     overlap = prefilter.longest
     tail = b""
-    with path.open("rb") as stream:
-        while chunk := stream.read(_CHUNK):
+    descriptor, _ = _open_regular(path)
+    try:
+        while chunk := os.read(descriptor, _CHUNK):
             if prefilter.matches(tail + chunk):
                 return True
             tail = chunk[-overlap:]
+    finally:
+        os.close(descriptor)
     return False
 
 
