@@ -14,8 +14,13 @@ the entry is a miss as soon as one of them changed, appeared or went away.
 Entries hold paths relative to the project root, so a copied tree, a cache restored
 into a new checkout, or two checkouts sharing one ``--cache-dir`` check each
 dependency against their own files. Entries are written to a temporary file and
-renamed into place, so two runs racing on one cache never see a half-written entry;
-an unreadable, oversized or corrupt entry is a miss and is written again. Runs that
+renamed into place, so two runs racing on one cache never see a half-written entry
+and a full disk leaves no temporary file behind; an unreadable, oversized or corrupt
+entry is a miss and is written again. The cache's own files and folders are reached
+without following symbolic links (:class:`checker.atomic.Folder`): a checked-out tree
+may commit ``.aigcheck_cache/`` with links in it to anyone's files, and a link there is
+replaced, never written through, and never read. The default folder, in the checked
+tree, is not used at all when it is itself a link. Runs that
 fix files or report unused suppressions bypass the cache.
 """
 
@@ -25,13 +30,14 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
 import checker
+from checker.atomic import Folder, open_folder
 from checker.config import Config
 from checker.discovery import DEFAULT_EXCLUDES
 from checker.engine import FileReport, Outcome
@@ -48,14 +54,20 @@ _FORMAT = "1"
 #: an entry holds one file's findings and paths, a few KB.
 MAX_ENTRY_BYTES = 8 * 1024 * 1024
 _GITIGNORE = "# Created by aigcheck.\n*\n"
+_CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aigcheck cache\n"
 
 
 class Cache:
     """``root``: the project root that entries' paths are relative to (the working
     directory when None); ``settings``: a digest of the configuration (:func:`settings_digest`)."""
 
-    def __init__(self, directory: Path, root: Path | None = None, settings: str = "") -> None:
+    def __init__(self, directory: Path, root: Path | None = None, settings: str = "", *, follow: bool = True) -> None:
         self.directory = directory
+        #: Whether ``directory`` may itself be a symbolic link (one named on the command
+        #: line may be; the default one, in the checked tree, may not). Nothing inside it
+        #: is ever followed.
+        self.follow = follow
+        self._marked = False
         self.root = os.path.abspath(root if root is not None else os.curdir)
         #: Dependencies are recorded resolved (symlinks followed), so they are relative to this.
         self.real_root = os.path.realpath(self.root)
@@ -67,8 +79,14 @@ class Cache:
 
     @classmethod
     def at(cls, root: Path, settings: str = "") -> Cache:
-        """The cache under ``root``, created on first write."""
-        return cls(root / CACHE_DIR_NAME, root, settings)
+        """The cache under ``root``, created on first write; never through a link there
+        (a checked-out tree may hold one, to anywhere)."""
+        return cls(root / CACHE_DIR_NAME, root, settings, follow=False)
+
+    def is_refused_link(self) -> bool:
+        """Whether the folder is a symbolic link this cache does not follow (it is then
+        neither read nor written: a run should say so, and go on without it)."""
+        return not self.follow and self.directory.is_symlink()
 
     def key(self, data: bytes, path: str, codes: Sequence[str], aliases: Sequence[str] = ()) -> str:
         """``path``: the file as shown; ``aliases``: the project's registrar aliases the pre-filter looked for."""
@@ -93,14 +111,16 @@ class Cache:
         """Whether any entry was written (a run may then be answered from the cache): one
         directory read."""
         try:
-            with os.scandir(self.directory / _FORMAT) as entries:
-                return next(entries, None) is not None
+            with self._folder() as top, top.child(_FORMAT) as entries:
+                return not entries.is_empty()
         except OSError:
             return False
 
     def get(self, key: str) -> Outcome | None:
         try:
-            outcome = self._decode(json.loads(_read_entry(self._entry(key))), key)
+            with self._entries(key, create=False) as folder:
+                data = folder.read(f"{key}.json", MAX_ENTRY_BYTES)
+            outcome = self._decode(json.loads(data), key)
         except Exception:  # noqa: BLE001 - whatever is wrong with an entry (RecursionError, MemoryError too), it is a miss
             outcome = None
         if outcome is None:
@@ -112,32 +132,35 @@ class Cache:
     def put(self, key: str, outcome: Outcome) -> None:
         if outcome.report.internal_error is not None:
             return  # a crash is not a result worth keeping
-        entry = self._entry(key)
         try:
             data = json.dumps(self._encode(outcome, key)).encode("utf-8", "surrogatepass")
             if len(data) > MAX_ENTRY_BYTES:
                 return
-            self._prepare(entry)
-            with tempfile.NamedTemporaryFile("wb", dir=entry.parent, prefix=".tmp-", delete=False) as stream:
-                stream.write(data)
-            os.replace(stream.name, entry)
+            with self._entries(key, create=True) as folder:
+                if folder.kind(f"{key}.json") == stat.S_IFDIR:
+                    folder.remove_empty(f"{key}.json")  # a folder where the entry goes: only an empty one
+                folder.write(f"{key}.json", data)
         except (OSError, ValueError):
             pass  # a cache that cannot be written only costs time
 
-    def _entry(self, key: str) -> Path:
-        return self.directory / _FORMAT / key[:2] / f"{key}.json"
+    @contextmanager
+    def _folder(self, create: bool = False) -> Iterator[Folder]:
+        """The cache folder, open; made and marked (once a run) with ``create``."""
+        with open_folder(self.directory, follow=self.follow, create=create) as top:
+            if create and not self._marked:
+                if top.kind(".gitignore") != stat.S_IFREG or top.kind("CACHEDIR.TAG") != stat.S_IFREG:
+                    # Never committed, never backed up (as ruff and pytest mark theirs).
+                    top.write(".gitignore", _GITIGNORE.encode())
+                    top.write("CACHEDIR.TAG", _CACHEDIR_TAG.encode())
+                self._marked = True
+            yield top
 
-    def _prepare(self, entry: Path) -> None:
-        if not (self.directory / ".gitignore").is_file():
-            self.directory.mkdir(parents=True, exist_ok=True)
-            # Never committed, never backed up (as ruff and pytest mark theirs).
-            (self.directory / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
-            (self.directory / "CACHEDIR.TAG").write_text(
-                "Signature: 8a477f597d28d172789f06886806bc55\n# aigcheck cache\n", encoding="utf-8"
-            )
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        if entry.is_dir() and not entry.is_symlink():
-            entry.rmdir()  # a folder where the entry goes: only an empty one is taken away
+    @contextmanager
+    def _entries(self, key: str, create: bool) -> Iterator[Folder]:
+        """The folder of ``key``'s entry, reached from the cache folder without following a link."""
+        with self._folder(create) as top, top.child(_FORMAT, create=create) as entries:
+            with entries.child(key[:2], create=create) as folder:
+                yield folder
 
     # -- entries ----------------------------------------------------------------------
 
@@ -248,20 +271,6 @@ def _tree_digest(root: Path) -> str:
             return b""
 
     return tree_digest(root, ((path, read(path)) for path in project_files(root, DEFAULT_EXCLUDES)))
-
-
-def _read_entry(entry: Path) -> bytes:
-    """An entry's bytes; ``OSError`` for anything but a regular file of a sane size. Opened
-    without blocking, so a FIFO left where an entry goes cannot stop the run."""
-    descriptor = os.open(entry, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(descriptor, "rb") as stream:
-        status = os.fstat(stream.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
-            raise OSError(f"{entry}: not a cache entry")
-        data = stream.read(MAX_ENTRY_BYTES + 1)
-    if len(data) > MAX_ENTRY_BYTES:
-        raise OSError(f"{entry}: not a cache entry")
-    return data
 
 
 def _relative(path: str, root: str) -> str:

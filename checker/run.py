@@ -223,7 +223,16 @@ def _cache(args: RunOptions, config: Config) -> Cache | None:
     settings = settings_digest(config)
     if args.cache_dir is not None:
         return Cache(Path(args.cache_dir), config.root, settings)
-    return Cache.at(config.root, settings)
+    cache = Cache.at(config.root, settings)
+    if cache.is_refused_link():
+        name = escape_controls(_shown(str(cache.directory)))
+        write(
+            sys.stderr,
+            f"{PROG}: warning: {name} is a symbolic link; the cache is off for this run"
+            " (remove the link, or name a folder with --cache-dir)\n",
+        )
+        return None
+    return cache
 
 
 def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOptions, run: _Run) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import resource
 import shutil
@@ -86,6 +87,15 @@ class TestFullDisk:
             "aigcheck: error: cannot write the baseline baseline.json: File too large; baseline.json is unchanged"
         ]
         assert leftovers(tmp_path, *(f"m{n}.py" for n in range(8)), "baseline.json") == []
+
+    def test_the_cache_leaves_no_temporary_files(self, tmp_path: Path) -> None:
+        write(tmp_path / "tree", {f"m{n}.py": CAPTURES for n in range(4)})
+        # Room for the cache folder's .gitignore and CACHEDIR.TAG, not for an entry.
+        result = limited(tmp_path / "tree", "--cache-dir", "../cache", "--output-format", "json", ".", file_size=100)
+        assert result.returncode == 1, result.stderr
+        assert len(json.loads(result.stdout)) == 4
+        files = sorted(path.name for path in (tmp_path / "cache").rglob("*") if not path.is_dir())
+        assert files == [".gitignore", "CACHEDIR.TAG"]
 
 
 @contextlib.contextmanager
