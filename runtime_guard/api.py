@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import types
@@ -38,8 +39,9 @@ def allow_in_graph(fn: Any) -> Any:
     and so does re-allowing after ``disallow_in_graph``), what was registered and what it
     captures are checked now, and for a plain Python function a guarded wrapper (also
     registered) is returned, which checks each call while it is traced. Callables the
-    guard cannot or need not wrap (torch ops, builtins, classes, callable instances) are
-    returned as torch returns them. Lists and tuples register each element and return a
+    guard cannot or need not wrap (torch ops, builtins, classes, callable instances, and
+    coroutine and generator functions, whose kind a wrapper would hide from ``inspect``)
+    are returned as torch returns them. Lists and tuples register each element and return a
     list, like torch. ``registry.lookup(fn).checks`` says which checks run for ``fn``.
     """
     if isinstance(fn, (list, tuple)):
@@ -49,7 +51,28 @@ def allow_in_graph(fn: Any) -> Any:
         return _dynamo_allow_in_graph(fn)
     # Dynamo folds is_dynamo_compiling() to True only in a frame it traces, so this tells
     # whether *this* call is inside a compiled region (AIG404), whatever other threads do.
-    return _register(fn, mode, torch.compiler.is_dynamo_compiling())
+    return _register(fn, mode, torch.compiler.is_dynamo_compiling(), False)
+
+
+def installed_allow_in_graph(fn: Any) -> Any:
+    """What :func:`install` puts in the place of torch's ``allow_in_graph``: :func:`allow_in_graph`,
+    except that code written for torch gets torch's result wherever a wrapper would differ
+    from it where a program can tell.
+
+    A call form on a function its module binds under its qualified name
+    (``fast = torch.compiler.allow_in_graph(helper)``) returns the function itself, as
+    torch does: a wrapper in its place would not pickle (pickle saves a function as its
+    module and name, and refuses an object the module does not bind there) and would not
+    be ``helper``. Like a call form whose result is discarded, such a registration is
+    checked when it is made and by ``backend="aigcheck"``. The decorator form returns the
+    guarded wrapper, which the module then binds under the function's name, so it pickles.
+    """
+    if isinstance(fn, (list, tuple)):
+        return [installed_allow_in_graph(item) for item in fn]
+    mode = get_strict()
+    if mode is Strict.OFF:
+        return _dynamo_allow_in_graph(fn)
+    return _register(fn, mode, torch.compiler.is_dynamo_compiling(), True)
 
 
 def _caller() -> types.FrameType | None:
@@ -74,10 +97,10 @@ def _untouched(fn: object) -> bool:
     return isinstance(fn, types.FunctionType) and (module == "torch" or module.startswith("torch."))
 
 
-def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
+def _register_now(fn: Any, mode: Strict, compiling: bool, as_torch: bool) -> Any:
     existing = registry.lookup(fn)
     if existing is not None:
-        return _register_again(fn, existing)
+        return _register_again(fn, existing, as_torch)
     if _untouched(fn):
         return _dynamo_allow_in_graph(fn)
     caller = _caller()
@@ -87,9 +110,9 @@ def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
     def report(code: str, detail: str) -> None:
         registry.report(Violation(code, registration.name, site, detail), mode)
 
-    wrap = _check(fn, caller, compiling, report)
+    python_function = _check(fn, caller, compiling, report)
     registered = _dynamo_allow_in_graph(fn)  # raises as torch raises (a non-callable, a staticmethod)
-    if wrap:
+    if python_function:
         registration.code = fn.__code__
         earlier = recreated.earlier_with_other_values(fn, site)
         if earlier is not None:
@@ -102,16 +125,50 @@ def _register_now(fn: Any, mode: Strict, compiling: bool) -> Any:
     if not _weakly_referable(fn):
         return registered
     registry.add(registration, fn)
-    return _guarded(fn, registration) if wrap else registered
+    return _guarded(fn, registration) if python_function and _wrapped(fn, as_torch) else registered
 
 
-def _register_again(fn: Any, existing: Registration) -> Any:
+def _register_again(fn: Any, existing: Registration, as_torch: bool) -> Any:
     """A second registration of a function or wrapper the guard has: torch's registration is
     repeated (it may have been undone by ``disallow_in_graph``), the checks are not."""
     registered = _dynamo_allow_in_graph(fn)
-    if registered is existing.wrapper or existing.code is None:
+    if registered is existing.wrapper or existing.code is None or not _wrapped(fn, as_torch):
         return registered
     return _guarded(fn, existing)
+
+
+#: Code flags of functions whose calls return a coroutine, generator or async generator.
+_SUSPENDABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+def _wrapped(fn: types.FunctionType, as_torch: bool) -> bool:
+    """Whether the guard returns a wrapper for the Python function ``fn``.
+
+    Not for a coroutine, generator or async generator function: a plain wrapper would lose
+    its kind for ``inspect`` (and for asyncio, pytest and every framework dispatching on
+    it), and its calls return an object no graph can hold, so there is nothing to check per
+    call. Not, under :func:`install`, for a function its module binds under its name.
+    """
+    if fn.__code__.co_flags & _SUSPENDABLE:
+        return False
+    return not (as_torch and _bound_by_its_module(fn))
+
+
+def _bound_by_its_module(fn: types.FunctionType) -> bool:
+    """Whether pickle finds ``fn`` itself under its module and qualified name (read from the
+    module's and classes' namespaces, so no user ``__getattr__`` runs)."""
+    try:
+        owner: object = sys.modules.get(fn.__module__) if isinstance(fn.__module__, str) else None
+        for part in fn.__qualname__.split("."):
+            if isinstance(owner, types.ModuleType):
+                owner = vars(owner).get(part)
+            elif isinstance(owner, type):
+                owner = type.__dict__["__dict__"].__get__(owner).get(part)
+            else:
+                return False
+    except Exception:  # noqa: BLE001 - a module or class that misbehaves: not found
+        return False
+    return owner is fn
 
 
 def _guarded(fn: types.FunctionType, registration: Registration) -> Any:
@@ -176,12 +233,13 @@ def install() -> None:
 
     Only registrations made after ``install()`` are affected, and only through those two
     names (``from torch._dynamo import allow_in_graph`` executed earlier keeps torch's).
-    Calling it twice is harmless.
+    What they return is torch's result wherever a program could tell a wrapper from it
+    (see :func:`installed_allow_in_graph`). Calling it twice is harmless.
     """
     for owner, attribute in _PATCHED:
         if (owner, attribute) not in _saved:
             _saved[(owner, attribute)] = getattr(owner, attribute)
-            setattr(owner, attribute, allow_in_graph)
+            setattr(owner, attribute, installed_allow_in_graph)
 
 
 def uninstall() -> None:

@@ -12,6 +12,7 @@ import torch._dynamo
 from conftest import codes
 
 import runtime_guard as rg
+from runtime_guard.api import installed_allow_in_graph
 
 
 def test_registration_is_recorded_and_removed_when_collected() -> None:
@@ -100,8 +101,8 @@ def test_install_patches_both_names_and_uninstall_restores() -> None:
     originals = (torch.compiler.allow_in_graph, torch._dynamo.allow_in_graph)
     rg.install()
     rg.install()
-    assert rg.installed() and torch.compiler.allow_in_graph is rg.allow_in_graph
-    assert torch._dynamo.allow_in_graph is rg.allow_in_graph
+    assert rg.installed() and torch.compiler.allow_in_graph is installed_allow_in_graph
+    assert torch._dynamo.allow_in_graph is installed_allow_in_graph
     with rg.strict("raise"):
 
         def library_fn(x):
