@@ -8,7 +8,10 @@ Exit status: 0 when nothing at or above ``--fail-on`` (default ``warning``) was 
 1 when something was (or, with ``--report-unused-noqa``, a suppression comment is
 unused; with ``--diff``, when there is something to fix), 2 for a usage or
 configuration error or when the checker itself failed on a file (the other files are
-still checked and every finding is still printed). ``--exit-zero`` turns 1 into 0.
+still checked and every finding is still printed), or when stdout cannot be written
+(closed, full: one line on stderr). ``--exit-zero`` turns 1 into 0. A reader of stdout
+that goes away (``aigcheck . | head -1``) ends the run quietly with 141, as a shell
+reports a command ended by SIGPIPE.
 
 Findings go to stdout; warnings, notes and internal errors go to stderr, so a machine
 format (``json``, ``sarif``, ``github``) leaves stdout parseable: with one, what the
@@ -34,7 +37,11 @@ from checker.reporters import REPORTERS
 from checker.reporters.base import escape_controls
 from checker.run import EXIT_CLEAN, EXIT_ERROR, PROG, UsageError, check
 from checker.selection import Catalogue, SelectionError
-from checker.streams import silence_stdout, write
+from checker.streams import OutputError, silence_stdout, write
+
+#: The reader of stdout went away: the status a shell gives a command ended by SIGPIPE
+#: (128 + 13), which is neither success nor "findings".
+EXIT_READER_GONE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,10 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The message may quote a path, a code or a key as written: escaped, on one line.
         write(sys.stderr, f"{PROG}: error: {escape_controls(str(error))}\n")
         return EXIT_ERROR
-    except BrokenPipeError:
-        # The reader went away (``aigcheck . | head``): not worth a traceback. Point
-        # stdout at devnull so that the interpreter's final flush does not fail again.
+    except OutputError as error:
+        # What stdout still holds must not fail again in the interpreter's final flush.
         silence_stdout()
+        if error.reader_gone:  # ``aigcheck . | head -1``: the reader has what it wanted
+            return EXIT_READER_GONE
+        write(sys.stderr, f"{PROG}: error: {error}\n")
         return EXIT_ERROR
 
 
@@ -81,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Check Python code against the torch.compiler.allow_in_graph contract.",
         epilog="Exit status: 0 clean, 1 findings at or above --fail-on (default: warning), "
-        "2 usage, configuration or internal error. Settings are read from [tool.aigcheck] "
+        "2 usage, configuration or internal error, 141 the reader of stdout went away. Settings are read from [tool.aigcheck] "
         "in the nearest pyproject.toml; options override them.",
     )
     parser.add_argument(
