@@ -2,6 +2,10 @@
 
 import sys
 
-from checker.cli import main
+try:
+    from checker.cli import main
+except KeyboardInterrupt:  # Ctrl-C while the command line is imported: as checker.interrupts says
+    sys.stderr.write("aigcheck: interrupted\n")
+    sys.exit(130)
 
 sys.exit(main())

@@ -14,12 +14,13 @@ things differ, and they are why the schedule uses this pool:
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Generic, TypeVar
@@ -31,6 +32,8 @@ Result = TypeVar("Result")
 #: here: a child forked meanwhile (from another thread) would keep a copy of it, and the
 #: line would never report the death of the child it belongs to.
 FORKING = threading.Lock()
+#: Set by :func:`stop_workers`: from then on no worker is started in this process.
+_STOPPING = threading.Event()
 
 
 class WorkerDied(Exception):
@@ -177,8 +180,24 @@ class _Tasks(Generic[Item]):
             return taken
 
 
+def stop_workers() -> None:
+    """End every worker process of this process now (a forker ends the workers it forked),
+    and start none after: how an interrupted run stops without waiting for the files they
+    have. A future waiting on one fails with :class:`WorkerDied`; a new worker is refused."""
+    _STOPPING.set()
+    for child in active_children():
+        child.terminate()
+
+
+def allow_workers() -> None:
+    """Undo :func:`stop_workers` for the next run in this process."""
+    _STOPPING.clear()
+
+
 def fork_here(start: Callable[[], None], work: Callable[[Item], Result]) -> Worker:
-    """A worker that is a child of this process."""
+    """A worker that is a child of this process; OSError once :func:`stop_workers` was called."""
+    if _STOPPING.is_set():
+        raise OSError("the run is stopping: no worker is started")
     context = get_context()
     with FORKING:
         ours, theirs = context.Pipe()
@@ -190,7 +209,9 @@ def fork_here(start: Callable[[], None], work: Callable[[Item], Result]) -> Work
 
 def serve(connection: Connection, start: Callable[[], None], work: Callable[[object], object]) -> None:
     """A worker's life: ``start()``, then answer each item with ``(True, result)``, or
-    ``(False, exception)`` when ``work`` raised, until it is sent None or the line closes."""
+    ``(False, exception)`` when ``work`` raised, until it is sent None or the line closes.
+    Ctrl-C ends it quietly, as it ends the run (the forker's workers inherit the same)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     start()
     try:
         while (item := connection.recv()) is not None:

@@ -1,0 +1,93 @@
+"""Ctrl-C ends a run with one line, ``aigcheck: interrupted``, exit status 130, and no
+process of the run left behind (issue 19): it printed a 29-line traceback, and a worker
+could go on checking after the run had gone. A terminal sends SIGINT to the whole process
+group; ``kill -INT`` to the main process only: both are tried, on a tree large enough
+that its workers are busy when the signal comes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from processes import REPO, TIME_LIMIT
+from projects import write
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process group")
+
+#: Forty registered defs capturing a module-level tensor: each file takes a worker a while.
+SLOW = "import torch\n\nW = torch.ones(3)\n" + "".join(
+    f"\n@torch.compiler.allow_in_graph\ndef g{i}(x, y=[1]):\n    return x * W + {i}\n" for i in range(40)
+)
+FILES = 400
+#: The command line, and the same with its workers forked from the main process instead
+#: of from a forker (the fallback, and what other platforms do).
+WITH_FORKER = [sys.executable, "-m", "checker"]
+WITHOUT_FORKER = [
+    sys.executable,
+    "-c",
+    "import runpy, checker.forker as forker; forker.Forker.supported = staticmethod(lambda: False); "
+    "runpy.run_module('checker', run_name='__main__')",
+]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write(tmp_path_factory.mktemp("slow"), {f"m{i:03}.py": SLOW for i in range(FILES)})
+
+
+def alive_in_group(group: int) -> list[int]:
+    """The processes of ``group`` that have not ended (zombies are over: only their exit
+    status is left for a parent to collect)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stream:
+                fields = stream.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == group and state not in ("Z", "X"):
+            alive.append(int(entry))
+    return alive
+
+
+def wait_for(condition: object, what: str) -> None:
+    """Poll ``condition()`` until it holds (a hang fails the test at TIME_LIMIT)."""
+    deadline = time.monotonic() + TIME_LIMIT
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("to_group", [True, False], ids=["process-group", "main-process"])
+@pytest.mark.parametrize("command", [WITH_FORKER, WITHOUT_FORKER], ids=["forker", "no-forker"])
+def test_ctrl_c_prints_one_line_and_leaves_no_process(tree: Path, to_group: bool, command: list[str]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    with subprocess.Popen(
+        [*command, "--no-cache", "--isolated", "--jobs", "2", "."],
+        cwd=tree,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        text=True,
+    ) as process:
+        group = process.pid
+        try:
+            # The main process, and workers (and the forker) busy with the files.
+            wait_for(lambda: len(alive_in_group(group)) >= 3, "the workers to start")
+            (os.killpg if to_group else os.kill)(group, signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=TIME_LIMIT)
+        finally:
+            if alive_in_group(group):
+                os.killpg(group, signal.SIGKILL)
+    assert (process.returncode, stderr, stdout) == (130, "aigcheck: interrupted\n", "")
+    wait_for(lambda: not alive_in_group(group), "every process of the run to end")
