@@ -14,7 +14,7 @@ import torch
 import torch._dynamo
 import torch._dynamo.decorators
 
-from runtime_guard import captures, kinds
+from runtime_guard import captures, contained, kinds
 from runtime_guard.errors import Violation
 from runtime_guard.modes import Strict, get_strict
 from runtime_guard.recreated import recreated
@@ -83,8 +83,8 @@ def _caller() -> types.FrameType | None:
 
 
 def _name(fn: object) -> str:
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-    return name if isinstance(name, str) else f"<{type(fn).__qualname__} instance>"
+    name = contained.attribute(fn, "__qualname__") or contained.attribute(fn, "__name__")
+    return name if isinstance(name, str) else f"<{contained.type_name(type(fn))} instance>"
 
 
 def _untouched(fn: object) -> bool:
@@ -93,8 +93,8 @@ def _untouched(fn: object) -> bool:
         return True
     if isinstance(fn, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
         return True
-    module = getattr(fn, "__module__", None) or ""
-    return isinstance(fn, types.FunctionType) and (module == "torch" or module.startswith("torch."))
+    module = contained.attribute(fn, "__module__")
+    return isinstance(fn, types.FunctionType) and isinstance(module, str) and module.partition(".")[0] == "torch"
 
 
 def _register_now(fn: Any, mode: Strict, compiling: bool, as_torch: bool) -> Any:
@@ -114,7 +114,7 @@ def _register_now(fn: Any, mode: Strict, compiling: bool, as_torch: bool) -> Any
     registered = _dynamo_allow_in_graph(fn)  # raises as torch raises (a non-callable, a staticmethod)
     if python_function:
         registration.code = fn.__code__
-        earlier = recreated.earlier_with_other_values(fn, site)
+        earlier = _earlier_with_other_values(fn, site)
         if earlier is not None:
             report(
                 "AIG401",
@@ -181,15 +181,30 @@ def _guarded(fn: types.FunctionType, registration: Registration) -> Any:
     return _dynamo_allow_in_graph(wrapper)
 
 
+def _earlier_with_other_values(fn: types.FunctionType, site: str) -> str | None:
+    try:
+        return recreated.earlier_with_other_values(fn, site)
+    except Exception:  # noqa: BLE001 - a captured value whose own __eq__ fails: not known to differ
+        return None
+
+
 def _check(fn: Any, caller: types.FrameType | None, compiling: bool, report: Callable[[str, str], None]) -> bool:
-    """The registration-time checks; whether ``fn`` is a function the guard wraps."""
+    """The registration-time checks; whether ``fn`` is a function the guard wraps.
+
+    A check that fails on code of the callable itself (a ``__getattr__`` that raises
+    anything, a metaclass property) finds nothing; torch registers such a callable, so the
+    guard must not fail on it.
+    """
     if compiling:
         report(
             "AIG404",
             "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically annotating "
             "functions inside a compiled region is not supported'); register at import time",
         )
-    found = kinds.judge(fn, caller)
+    try:
+        found = kinds.judge(fn, caller)
+    except Exception:  # noqa: BLE001
+        found = []
     for finding in found:
         report(finding.code, finding.detail)
     if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):

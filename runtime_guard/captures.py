@@ -14,8 +14,10 @@ followed ``ATTRIBUTE_DEPTH`` levels deep (``self.cfg.eps``).
 A Python number that nothing visibly rebinds is not reported: a module constant is the
 common case and the guard prefers precision. A tensor reached only through a helper
 function is not seen here; the TorchFunctionMode of :mod:`runtime_guard.tracing` sees it.
-Nothing here runs user code: attributes are read with ``inspect.getattr_static``, so
-properties and ``__getattr__`` are never called.
+Attributes are read with ``inspect.getattr_static``, so properties and ``__getattr__``
+are never called. What user code still runs (a ``__dict__`` property, a metaclass's
+``__module__``) is contained: a capture whose own code fails is left unjudged, never a
+failure of the registration (:mod:`runtime_guard.contained`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 import torch
 
 from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from runtime_guard import contained
 from runtime_guard.values import describe
 
 #: How many attribute levels are followed from a captured object (``self.cfg.eps`` is 2).
@@ -132,6 +135,22 @@ def captures(fn: object) -> list[Capture]:
     func = code_of(fn)
     if func is None:
         return []
+    try:
+        found, read = _captured(func)
+    except Exception:  # noqa: BLE001 - a namespace whose own code fails: nothing known
+        return []
+    owners = list(found)
+    if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, type):
+        code = func.__code__
+        owners.append(Capture(code.co_varnames[0] if code.co_argcount else "self", Origin.INSTANCE, fn.__self__))
+    # A module read as `config.X` is among the globals; its attributes are followed like an object's.
+    for owner in owners:
+        found += contained.findings(_attributes(owner, read, ATTRIBUTE_DEPTH))
+    return found
+
+
+def _captured(func: types.FunctionType) -> tuple[list[Capture], set[str]]:
+    """What ``func`` reads directly (cells, globals, defaults), and the names its code reads."""
     found: list[Capture] = []
     closure = inspect.getclosurevars(func)
     found += [Capture(name, Origin.CELL, value) for name, value in closure.nonlocals.items()]
@@ -147,13 +166,7 @@ def captures(fn: object) -> list[Capture]:
     for name, value in zip(positional[len(positional) - len(defaults) :], defaults, strict=True):
         found.append(Capture(name, Origin.DEFAULT, value))
     found += [Capture(name, Origin.KWDEFAULT, value) for name, value in (func.__kwdefaults__ or {}).items()]
-    owners = list(found)
-    if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, type):
-        owners.append(Capture(code.co_varnames[0] if code.co_argcount else "self", Origin.INSTANCE, fn.__self__))
-    # A module read as `config.X` is among the globals; its attributes are followed like an object's.
-    for owner in owners:
-        found += _attributes(owner, read, ATTRIBUTE_DEPTH)
-    return found
+    return found, read
 
 
 def _examined(value: object) -> bool:
@@ -162,7 +175,7 @@ def _examined(value: object) -> bool:
         return value.__name__.partition(".")[0] not in _LIBRARY_ROOTS
     if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, torch.Tensor)):
         return False
-    module = type(value).__module__.partition(".")[0]
+    module = contained.module_of(type(value)).partition(".")[0]
     return isinstance(value, torch.nn.Module) or module not in _LIBRARY_ROOTS
 
 
@@ -209,34 +222,45 @@ def judge(fn: object) -> list[CaptureFinding]:
     found = captures(fn)
     examined = {c.owner.name for c in found if c.owner is not None}
     for capture in found:
-        value, owner = capture.value, capture.owner
-        if isinstance(value, torch.Tensor):
-            kind = Kind.PARAMETER if isinstance(value, torch.nn.Parameter) else Kind.TENSOR
-            findings.append(CaptureFinding("AIG301", capture, kind))
-        elif isinstance(value, torch.nn.Module):
-            # A module whose read attributes were reported on their own is not reported twice.
-            if capture.name not in examined or owner is not None:
-                findings.append(CaptureFinding("AIG301", capture, Kind.MODULE))
-        elif isinstance(value, (list, tuple, dict)) and _has_tensor(value):
-            findings.append(CaptureFinding("AIG301", capture, Kind.TENSORS))
-        elif type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
-            findings.append(CaptureFinding("AIG302", capture, Kind.NDARRAY, ", which can change in place"))
-        elif isinstance(value, (list, dict, set, bytearray)):
-            findings.append(CaptureFinding("AIG302", capture, Kind.CONTAINER, ", shared by every call"))
-        elif owner is not None and isinstance(owner.value, types.ModuleType):
-            if isinstance(value, _SCALARS) and func is not None:
-                rebinders = _module_rebinders(owner.value, capture.name.rpartition(".")[2], func.__globals__)
-                if rebinders:
-                    why = f", which {', '.join(rebinders)} rebinds"
-                    findings.append(CaptureFinding("AIG302", capture, Kind.MODULE_ATTRIBUTE, why))
-        elif owner is not None and isinstance(value, _SCALARS):
-            findings.append(CaptureFinding("AIG302", capture, Kind.ATTRIBUTE, ", which can be reassigned"))
-        elif capture.origin is Origin.GLOBAL and func is not None and isinstance(value, _SCALARS):
-            rebinders = _rebinders(func.__globals__, capture.name)
-            if rebinders:
-                why = f", which {', '.join(rebinders)} rebinds with a global statement"
-                findings.append(CaptureFinding("AIG302", capture, Kind.GLOBAL, why))
+        try:
+            finding = _judged(capture, func, examined)
+        except Exception:  # noqa: BLE001 - a captured value whose own code fails: left unjudged
+            continue
+        if finding is not None:
+            findings.append(finding)
     return findings
+
+
+def _judged(capture: Capture, func: types.FunctionType | None, examined: set[str]) -> CaptureFinding | None:
+    """The AIG301/AIG302 finding about one capture, if any."""
+    value, owner = capture.value, capture.owner
+    if isinstance(value, torch.Tensor):
+        kind = Kind.PARAMETER if isinstance(value, torch.nn.Parameter) else Kind.TENSOR
+        return CaptureFinding("AIG301", capture, kind)
+    if isinstance(value, torch.nn.Module):
+        # A module whose read attributes were reported on their own is not reported twice.
+        if capture.name not in examined or owner is not None:
+            return CaptureFinding("AIG301", capture, Kind.MODULE)
+    elif isinstance(value, (list, tuple, dict)) and _has_tensor(value):
+        return CaptureFinding("AIG301", capture, Kind.TENSORS)
+    elif contained.type_name(type(value)) == "numpy.ndarray":
+        return CaptureFinding("AIG302", capture, Kind.NDARRAY, ", which can change in place")
+    elif isinstance(value, (list, dict, set, bytearray)):
+        return CaptureFinding("AIG302", capture, Kind.CONTAINER, ", shared by every call")
+    elif owner is not None and isinstance(owner.value, types.ModuleType):
+        if isinstance(value, _SCALARS) and func is not None:
+            rebinders = _module_rebinders(owner.value, capture.name.rpartition(".")[2], func.__globals__)
+            if rebinders:
+                why = f", which {', '.join(rebinders)} rebinds"
+                return CaptureFinding("AIG302", capture, Kind.MODULE_ATTRIBUTE, why)
+    elif owner is not None and isinstance(value, _SCALARS):
+        return CaptureFinding("AIG302", capture, Kind.ATTRIBUTE, ", which can be reassigned")
+    elif capture.origin is Origin.GLOBAL and func is not None and isinstance(value, _SCALARS):
+        rebinders = _rebinders(func.__globals__, capture.name)
+        if rebinders:
+            why = f", which {', '.join(rebinders)} rebinds with a global statement"
+            return CaptureFinding("AIG302", capture, Kind.GLOBAL, why)
+    return None
 
 
 # -- who rebinds a global or a module attribute -----------------------------------------------
@@ -246,9 +270,10 @@ def _functions(namespace: dict[str, Any]) -> Iterator[types.FunctionType]:
     """Functions and methods defined in the module whose globals are ``namespace``."""
     module = namespace.get("__name__")
     for value in list(namespace.values()):
-        if isinstance(value, types.FunctionType) and value.__module__ == module:
+        # type() and issubclass, not isinstance: no __class__ of a module-level object runs.
+        if type(value) is types.FunctionType and value.__module__ == module:
             yield value
-        elif isinstance(value, type) and value.__module__ == module:
+        elif issubclass(type(value), type) and contained.module_of(value) == module:
             yield from (v for v in vars(value).values() if isinstance(v, types.FunctionType))
 
 

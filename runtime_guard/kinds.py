@@ -85,18 +85,34 @@ def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
             )
         )
     elif not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)):
-        if not hasattr(fn, "__name__"):
+        failure = _name_failure(fn)
+        if failure is not None:
+            lacks = "without a __name__" if failure.startswith("AttributeError") else "whose __name__ cannot be read"
             findings.append(
                 KindFinding(
                     "AIG403",
-                    f"the target is an instance of {type(fn).__qualname__} without a __name__; the first compiled call "
-                    "fails with InternalTorchDynamoError (AttributeError: '__name__'); register a function, or give "
+                    f"the target is an instance of {type(fn).__qualname__} {lacks}; the first compiled call "
+                    f"fails with InternalTorchDynamoError ({failure}); register a function, or give "
                     "the instance a __name__",
                 )
             )
         if not _hashable(fn):
             findings.append(KindFinding("AIG402", f"the target is unhashable, so Dynamo never finds it; {_IGNORED}"))
     return findings
+
+
+def _name_failure(fn: object) -> str | None:
+    """How reading ``fn.__name__`` fails, as Dynamo will read it (``None`` when it works).
+
+    A ``__getattr__`` may raise anything, not only AttributeError; Dynamo fails either way.
+    """
+    try:
+        getattr(fn, "__name__")  # noqa: B009 - the lookup itself is what is judged
+    except AttributeError:
+        return "AttributeError: '__name__'"
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__} from its __getattr__"
+    return None
 
 
 def _saved_by_owner(method: types.MethodType, caller: types.FrameType | None) -> bool:

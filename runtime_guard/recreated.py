@@ -58,8 +58,12 @@ class FirstRegistration:
 _EMPTY = object()
 
 
+def _scalar(value: object) -> bool:
+    return issubclass(type(value), _SCALARS)  # not isinstance: no __class__ of the value runs
+
+
 def _kept(value: object) -> Captured:
-    if isinstance(value, _SCALARS) or (isinstance(value, tuple) and all(isinstance(v, _SCALARS) for v in value)):
+    if _scalar(value) or (issubclass(type(value), tuple) and all(_scalar(v) for v in value)):
         return Captured(value=value)
     try:
         return Captured(ref=weakref.ref(value))

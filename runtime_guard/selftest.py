@@ -25,7 +25,7 @@ import torch._dynamo.testing
 import torch.utils._pytree as pytree
 
 from checker.catalog import BY_CODE
-from runtime_guard import captures, kinds
+from runtime_guard import captures, contained, kinds
 from runtime_guard.api import allow_in_graph
 from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.modes import strict
@@ -232,7 +232,8 @@ def check_allow_in_graph(
         warnings.simplefilter("ignore")
         target = entry.wrapper if entry is not None and entry.wrapper is not None else allow_in_graph(fn)
     function = getattr(target, "__wrapped__", fn)
-    name = getattr(function, "__qualname__", None) or repr(function)
+    qualname = contained.attribute(function, "__qualname__")
+    name = qualname if isinstance(qualname, str) and qualname else contained.text(function)
     # Registered now: what the registration reported. Registered before: judged afresh
     # (the registry reports each violation once, and may have been cleared since).
     recorded = registry.violations()[before:] if entry is None else []

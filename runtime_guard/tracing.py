@@ -8,7 +8,10 @@ captured: AIG301, or AIG303 when the op turns it into Python data (``.tolist()``
 ``.shape``), which Dynamo lets through and freezes silently. What counts as passed in is
 decided by :mod:`runtime_guard.reachable` (pytree leaves, dataclass and NamedTuple
 fields, attributes of argument objects, inner tensors of subclasses, and the functorch
-wrappers ``vmap`` and ``grad`` make of them).
+wrappers ``vmap`` and ``grad`` make of them). When that is not known in full (arguments
+past the walk's bound, or whose own code fails as they are read), the mode reports
+nothing for the call: a tensor passed in where the walk did not look must not be called
+captured.
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils import _pytree as pytree
 
 from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from runtime_guard.contained import text
 from runtime_guard.errors import ContractViolation, Violation
-from runtime_guard.reachable import argument_tensors, unwrapped
+from runtime_guard.reachable import argument_tensors, tensor_leaves, unwrapped
 
 #: Tensor methods and properties that turn a tensor into Python data (AIG303).
 LAUNDERING = frozenset({"tolist", "numpy", "item", "shape", "size", "__float__", "__int__", "__bool__", "__index__"})
@@ -103,8 +106,11 @@ class CaptureMode(TorchFunctionMode):
         # Weak references: the mode must not keep the call's intermediates alive, and an
         # id is only trusted while its reference still resolves to the same object.
         self._known: dict[int, weakref.ref[torch.Tensor]] = {}
-        for tensor in argument_tensors(args, kwargs):
+        passed = argument_tensors(args, kwargs)
+        for tensor in passed.tensors:
             self._remember(tensor)
+        #: Whether every tensor passed in is known, so that any other one was captured.
+        self._judging = passed.complete
         self._names = names
 
     def _remember(self, tensor: torch.Tensor) -> None:
@@ -122,34 +128,44 @@ class CaptureMode(TorchFunctionMode):
     ) -> Any:
         kwargs = kwargs or {}
         found: Violation | None = None
-        for leaf in pytree.tree_leaves((args, kwargs)):
-            if isinstance(leaf, torch.Tensor) and not self._is_known(leaf):
-                found = self._flag(func, leaf) or found
+        if self._judging:
+            for leaf in tensor_leaves((args, kwargs)):
+                if not self._is_known(leaf):
+                    found = self._flag(func, leaf) or found
         try:
             out = func(*args, **kwargs)
         except AssertionError as error:
             if found is not None and _FAKE_MIX in str(error):
                 raise ContractViolation(found, torch_error=str(error)) from error
             raise
-        for leaf in pytree.tree_leaves(out):
-            if isinstance(leaf, torch.Tensor):
-                self._remember(leaf)
+        for leaf in tensor_leaves(out):
+            self._remember(leaf)
         return out
 
-    def _flag(self, func: Callable[..., Any], tensor: torch.Tensor) -> Violation:
+    def _flag(self, func: Callable[..., Any], tensor: torch.Tensor) -> Violation | None:
         self._remember(tensor)  # report each tensor once, at its first use
-        kind = "parameter" if isinstance(tensor, torch.nn.Parameter) else "tensor"
+        try:
+            kind = "parameter" if isinstance(tensor, torch.nn.Parameter) else "tensor"
+            foreign = Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, self._names.get(id(tensor)))
+        except Exception:  # noqa: BLE001 - a tensor subclass whose shape or dtype fails: torch's to judge
+            return None
         # Reported at once, from inside the op: in raise mode this stops the call before
         # Dynamo's own FakeTensor assertion, whose message names no variable.
-        return self._report(
-            Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, self._names.get(id(tensor)))
-        )
+        return self._report(foreign)
 
 
 def tensor_names(named: list[tuple[str, object]]) -> dict[int, str]:
     """``id(tensor) -> name`` for captured values, through modules and containers, so that a
     foreign tensor can be named by the variable it came from."""
     names: dict[int, str] = {}
+    try:
+        _name_tensors(named, names)
+    except Exception:  # noqa: BLE001 - a captured module or container whose own code fails: fewer names
+        pass
+    return names
+
+
+def _name_tensors(named: list[tuple[str, object]], names: dict[int, str]) -> None:
     for name, value in named:
         if isinstance(value, torch.Tensor):
             names.setdefault(id(value), name)
@@ -157,7 +173,6 @@ def tensor_names(named: list[tuple[str, object]]) -> dict[int, str]:
             for sub, tensor in [*value.named_parameters(), *value.named_buffers()]:
                 names.setdefault(id(tensor), f"{name}.{sub}")
         elif isinstance(value, dict):
-            names.update({id(v): f"{name}[{k!r}]" for k, v in value.items() if isinstance(v, torch.Tensor)})
+            names.update({id(v): f"{name}[{text(k)}]" for k, v in value.items() if isinstance(v, torch.Tensor)})
         elif isinstance(value, (list, tuple)):
             names.update({id(v): f"{name}[{i}]" for i, v in enumerate(value) if isinstance(v, torch.Tensor)})
-    return names

@@ -6,21 +6,42 @@ after folding what only exists at run time: FakeTensor, FunctionalTensor and Par
 are ``torch.Tensor``, ``immutable_list`` is ``list``, instances of user classes are
 judged through ``USER_CLASSES``. Containers are judged element by element, with
 typeguard-style paths (``item 1 of argument 'xs'``).
+
+Every walk is bounded, as beartype bounds its checks, so a call costs the same whatever
+it is given: of a list, tuple or dict the first ``ITEMS`` items are judged, and of a
+longer list or tuple ``SAMPLES`` more spread over the rest (the last among them);
+containers nested deeper than ``DEPTH`` are not looked into, one already on the walk is
+not entered again (a list that contains itself), and one walk judges at most ``BUDGET``
+values. A bad item past a bound may go unreported; nothing is reported that is not so.
+Whatever an argument's own code does when looked at (a ``repr``, ``__module__`` or
+``__class__`` that raises) ends the check of that argument, never the call
+(:mod:`runtime_guard.contained`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from checker import contract
 from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, USER_CLASSES, Clause, Consequence, Entry, UserClass, Verdict
+from runtime_guard.contained import findings, module_of, text, type_name
+
+#: Items of a list, tuple or dict judged from its start.
+ITEMS = 32
+#: Items of a longer list or tuple judged besides, spread evenly over the rest.
+SAMPLES = 4
+#: Containers nested deeper than this are not looked into.
+DEPTH = 16
+#: Values judged at most in one walk (one argument, or one result).
+BUDGET = 1024
 
 #: Exact types accepted at the top level without further look: the per-call fast path.
 FAST_ARGUMENTS = frozenset({torch.Tensor, torch.nn.Parameter, int, float, bool, type(None), torch.dtype, torch.device})
@@ -41,7 +62,7 @@ def qualified_name(value: object) -> str:
     kind = type(value)
     if kind in _SYM:
         return _SYM[kind]
-    return contract.canonical(f"{kind.__module__}.{kind.__qualname__}")
+    return contract.canonical(type_name(kind))
 
 
 def user_class(value: object) -> UserClass | None:
@@ -57,15 +78,16 @@ def user_class(value: object) -> UserClass | None:
     if dataclasses.is_dataclass(value):
         frozen = type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
         return UserClass.FROZEN_DATACLASS if frozen else UserClass.DATACLASS
-    module = type(value).__module__.partition(".")[0]
+    module = module_of(type(value)).partition(".")[0]
     if module in sys.stdlib_module_names or module in ("builtins", "torch", "numpy"):
         return None  # precision over recall: only classes from the user's own code
     return UserClass.PLAIN
 
 
-def argument_verdict(value: object) -> Entry:
-    """How ``value`` fares as an argument, by the contract (container elements not judged)."""
-    entry = contract.argument(qualified_name(value))
+def argument_verdict(value: object, name: str | None = None) -> Entry:
+    """How ``value`` fares as an argument, by the contract (container elements not judged);
+    ``name`` is its :func:`qualified_name` where the caller has it."""
+    entry = contract.argument(qualified_name(value) if name is None else name)
     if entry.verdict is Verdict.UNKNOWN:
         kind = user_class(value)
         if kind is not None:
@@ -102,13 +124,22 @@ class Finding:
 
 def describe(value: object) -> str:
     """``a dict``, ``a float (0.5)``, ``a Tensor of shape (4,) and dtype torch.float32``."""
-    if isinstance(value, torch.Tensor):
-        return f"a Tensor of shape {tuple(value.shape)} and dtype {value.dtype}"
     kind = type(value)
-    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-    if isinstance(value, (int, float, bool)):
-        return f"a {name} ({value!r})"
+    if issubclass(kind, torch.Tensor):
+        return f"a Tensor of shape {tuple(value.shape)} and dtype {value.dtype}"  # type: ignore[attr-defined]
+    name = type_name(kind).removeprefix("builtins.")
+    if issubclass(kind, (int, float)):
+        return f"a {name} ({_number(value)})"
     return f"a {name}"
+
+
+def _number(value: Any) -> str:
+    """The number as its base type spells it (a subclass's own ``__repr__`` is not run)."""
+    spell = bool.__repr__ if type(value) is bool else float.__repr__ if issubclass(type(value), float) else int.__repr__
+    try:
+        return spell(value)
+    except ValueError:  # an int with more digits than str() allows
+        return "a number too long to show"
 
 
 _CONSEQUENCE = {
@@ -132,35 +163,86 @@ _CONSEQUENCE = {
 }
 
 
+@dataclass(slots=True)
+class _Walk:
+    """What one walk has left to spend, and the containers it has entered."""
+
+    left: int = BUDGET
+    entered: set[int] = field(default_factory=set)
+
+    def enter(self, container: object, depth: int) -> bool:
+        """Whether the walk looks into ``container`` (not too deep, not entered before)."""
+        if depth >= DEPTH or id(container) in self.entered:
+            return False
+        self.entered.add(id(container))
+        return True
+
+    def judge(self) -> bool:
+        """Whether one more value may be judged."""
+        self.left -= 1
+        return self.left >= 0
+
+
+def _sequence_items(value: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+    """(index, item) of the items a walk judges: the first ``ITEMS`` and ``SAMPLES`` spread
+    evenly over the rest, the last among them."""
+    size = len(value)
+    if size <= ITEMS + SAMPLES:
+        return enumerate(value)
+    return _spread(value, size)
+
+
+def _spread(value: Sequence[Any], size: int) -> Iterator[tuple[int, Any]]:
+    for index in range(ITEMS):
+        yield index, value[index]
+    rest = size - 1 - ITEMS
+    for step in range(1, SAMPLES + 1):
+        index = ITEMS + rest * step // SAMPLES
+        yield index, value[index]
+
+
 def check_argument(value: object, path: str) -> Iterator[Finding]:
     """Findings for one argument: AIG101 (graph break) or AIG102 (hard error), through containers."""
-    if type(value) in FAST_ARGUMENTS:
+    return findings(_argument(value, path, _Walk(), 0))
+
+
+def _argument(value: object, path: str, walk: _Walk, depth: int) -> Iterator[Finding]:
+    if type(value) in FAST_ARGUMENTS or not walk.judge():
         return
-    entry = argument_verdict(value)
+    name = qualified_name(value)
+    entry = argument_verdict(value, name)
     if entry.verdict is Verdict.GRAPH_BREAK:
         yield Finding("AIG101", path, value, entry)
     elif entry.verdict is Verdict.HARD_ERROR:
         yield Finding("AIG102", path, value, entry)
-    elif qualified_name(value) in _SEQUENCES:
-        for index, item in enumerate(value):  # type: ignore[arg-type]
-            yield from check_argument(item, f"item {index} of {path}")
-    elif qualified_name(value) == "builtins.dict":
-        for key, item in value.items():  # type: ignore[attr-defined]
-            yield from check_argument(item, f"value {key!r} of {path}")
+    elif name in _SEQUENCES and walk.enter(value, depth):
+        for index, item in _sequence_items(value):  # type: ignore[arg-type]
+            if type(item) not in FAST_ARGUMENTS:  # the common items cost no generator and no path
+                yield from _argument(item, f"item {index} of {path}", walk, depth + 1)
+    elif name == "builtins.dict" and walk.enter(value, depth):
+        for key, item in itertools.islice(value.items(), ITEMS):  # type: ignore[attr-defined]
+            if type(item) not in FAST_ARGUMENTS:
+                yield from _argument(item, f"value {text(key)} of {path}", walk, depth + 1)
 
 
 def check_result(value: object, path: str = "the return value", inside_container: bool = False) -> Iterator[Finding]:
     """Findings for a result: AIG202 (a baked Python number) or AIG201 (graph break), through tuples/lists."""
-    if type(value) in FAST_RESULTS:
+    return findings(_result(value, path, inside_container, _Walk(), 0))
+
+
+def _result(value: object, path: str, inside_container: bool, walk: _Walk, depth: int) -> Iterator[Finding]:
+    if type(value) in FAST_RESULTS or not walk.judge():
         return
     entry = result_verdict(value, inside_container)
     if entry.verdict is Verdict.BAKED:
         yield Finding("AIG202", path, value, entry)
     elif entry.verdict in (Verdict.GRAPH_BREAK, Verdict.HARD_ERROR):
         yield Finding("AIG201", path, value, entry)
-    elif qualified_name(value) in _SEQUENCES or user_class(value) is UserClass.NAMEDTUPLE:
-        for index, item in enumerate(value):  # type: ignore[arg-type]
-            yield from check_result(item, f"item {index} of {path}", inside_container=True)
+    elif (qualified_name(value) in _SEQUENCES or user_class(value) is UserClass.NAMEDTUPLE) and walk.enter(
+        value, depth
+    ):
+        for index, item in _sequence_items(value):  # type: ignore[arg-type]
+            yield from _result(item, f"item {index} of {path}", True, walk, depth + 1)
 
 
 def check_call(names: Sequence[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Finding]:
@@ -175,11 +257,22 @@ def check_call(names: Sequence[str], args: tuple[Any, ...], kwargs: dict[str, An
 def fast_ok(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     """Whether every argument is of an exactly accepted type (no container to descend)."""
     fast = FAST_ARGUMENTS
-    for value in args:
-        if type(value) not in fast:
-            return False
-    if kwargs:
-        for value in kwargs.values():
+    try:
+        for value in args:
             if type(value) not in fast:
                 return False
+        if kwargs:
+            for value in kwargs.values():
+                if type(value) not in fast:
+                    return False
+    except Exception:  # noqa: BLE001 - a metaclass whose __hash__ fails: not fast
+        return False
     return True
+
+
+def fast_result(value: object) -> bool:
+    """Whether a result is of an exactly accepted type (nothing to check)."""
+    try:
+        return type(value) in FAST_RESULTS
+    except Exception:  # noqa: BLE001 - a metaclass whose __hash__ fails
+        return False

@@ -45,7 +45,7 @@ from runtime_guard import captures
 from runtime_guard.errors import Violation
 from runtime_guard.registry import Registration, registry
 from runtime_guard.tracing import CaptureMode, Foreign, tensor_names
-from runtime_guard.values import FAST_RESULTS, Finding, check_call, check_result, fast_ok
+from runtime_guard.values import Finding, check_call, check_result, fast_ok, fast_result
 
 _is_compiling = torch.compiler.is_compiling
 _is_dynamo_compiling = torch.compiler.is_dynamo_compiling
@@ -65,7 +65,7 @@ def positional_names(fn: Callable[..., Any]) -> tuple[str, ...]:
     """Parameter names for argument paths (``argument 'xs'``); empty when there is no signature."""
     try:
         parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
+    except Exception:  # noqa: BLE001 - no signature, or a __signature__ / __wrapped__ that fails
         return ()
     return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
@@ -129,7 +129,6 @@ def _code_for(template: types.CodeType, fn: types.FunctionType) -> types.CodeTyp
 def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable[..., Any]:
     """The guarded wrapper of ``fn``; ``functools.wraps`` keeps its name, docs and ``__wrapped__``."""
     names = positional_names(fn)
-    fast_results = FAST_RESULTS
     body = _unregistered_alias(fn)
 
     def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -152,7 +151,7 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
         if not fast_ok(args, kwargs):
             _report_all(registration, list(check_call(names, args, kwargs)))
         out = fn(*args, **kwargs)
-        if type(out) not in fast_results:
+        if not fast_result(out):
             _report_all(registration, list(check_result(out)))
         return out
 

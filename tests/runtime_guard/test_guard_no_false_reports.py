@@ -118,3 +118,41 @@ def test_a_tensor_captured_inside_vmap_is_still_reported() -> None:
     rg.registry.clear_violations()
     with pytest.warns(rg.ContractWarning, match="AIG301 captured-tensor: uses the captured tensor 'CAPTURED'"):
         guarded(torch.ones(2, 3))
+
+
+def test_arguments_past_the_walks_bound_are_not_called_captured(monkeypatch: pytest.MonkeyPatch) -> None:
+    from runtime_guard import reachable
+
+    monkeypatch.setattr(reachable, "LIMIT", 8)
+    many = [torch.full((2,), float(i)) for i in range(20)]
+    assert not reachable.argument_tensors((torch.ones(2), many), {}).complete
+
+    with rg.strict("raise"):
+
+        @rg.allow_in_graph
+        def last_two(x, xs):
+            return x * xs[-1] + xs[-2]
+
+    for _ in range(2):  # the traced eager calls: the capture mode runs, knowing it has not seen them all
+        torch.testing.assert_close(last_two(torch.ones(2), many), torch.full((2,), 37.0))
+    assert rg.registry.violations() == []
+
+
+def test_arguments_nested_deep_or_in_a_cycle_are_known() -> None:
+    inner = torch.ones(2)
+    nested: list[object] = [inner]
+    for _ in range(3000):
+        nested = [nested]
+    cycle: list[object] = [inner]
+    cycle.append(cycle)
+
+    with rg.strict("raise"):
+
+        @rg.allow_in_graph
+        def innermost(x, deep, loop):
+            while isinstance(deep, list):
+                deep = deep[0]
+            return x * deep + loop[0]
+
+    torch.testing.assert_close(innermost(torch.ones(2), nested, cycle), torch.full((2,), 2.0))
+    assert rg.registry.violations() == []

@@ -125,3 +125,44 @@ def test_paths_descend_like_typeguard() -> None:
         ("AIG202", "item 0 of item 1 of the return value"),
         ("AIG202", "item 1 of item 1 of the return value"),
     ]
+
+
+def _paths(value: object) -> list[str]:
+    return [f.path for f in values.check_argument(value, "argument 'xs'")]
+
+
+def test_long_lists_are_judged_at_their_start_and_sampled() -> None:
+    items: list[object] = [0.5] * 100_000
+    items[3] = items[-1] = Plain()
+    items[50_000] = Plain()  # neither among the first items nor sampled: not judged
+    assert _paths(items) == ["item 3 of argument 'xs'", "item 99999 of argument 'xs'"]
+
+
+def test_a_list_that_contains_itself_is_entered_once() -> None:
+    items: list[object] = [Plain()]
+    items.append(items)
+    assert _paths(items) == ["item 0 of argument 'xs'"]
+
+
+def test_nesting_is_followed_to_the_depth_bound() -> None:
+    shallow: list[object] = [Plain()]
+    for _ in range(values.DEPTH - 1):
+        shallow = [shallow]
+    assert len(_paths(shallow)) == 1
+    assert _paths([shallow]) == []  # one level deeper than the bound: not looked into
+
+
+def test_a_dict_key_whose_repr_fails_is_named_without_it() -> None:
+    class Key:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    assert _paths({Key(): Plain()}) == ["value <Key object> of argument 'xs'"]
+
+
+def test_a_number_whose_repr_fails_is_described_by_its_value() -> None:
+    class Three(int):
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    assert values.describe(Three(3)).endswith("Three (3)")
