@@ -1,15 +1,24 @@
 """File discovery: which files a run checks, from the paths given on the command line.
 
 A file named explicitly is always checked, whatever its name and whatever the
-excludes say: the user asked for it. A directory is walked for ``*.py`` files,
-skipping the usual tool and environment directories (``.venv``, ``build``, ...) and
-whatever matches an ``--exclude`` pattern. Symbolic links to files are checked;
-links to directories are followed, but each real directory is walked once, so a
-link loop ends with a note rather than a hang. Problems met on the way (a directory
-that cannot be read, a loop) are yielded as :class:`DiscoveryProblem` values among
-the sources, so the caller can report them and go on. A file to check that is not a
-regular file (a FIFO would block the reader, ``/dev/zero`` never ends) is yielded
-with its :class:`SpecialFile` kind, for the caller to report without opening it.
+excludes say: the user asked for it, and it is read wherever a link leads. A directory
+is walked for ``*.py`` files, skipping the usual tool and environment directories
+(``.venv``, ``build``, ...) and whatever matches an ``--exclude`` pattern.
+
+A symbolic link met while walking (to a file or a directory) is followed only when it
+leads inside the directory named on the command line, the tree being checked: a link out
+of it (to a virtual environment, a dependency, ``/``, or a bystander's files in a cloned
+repository) is passed over without a word, as ruff does. Inside the tree each real
+directory is walked once, so a link loop ends with a note rather than a hang. The
+kernel's virtual file systems (``/proc``, ``/sys``, ``/dev`` and any mount of proc,
+sysfs, devtmpfs, cgroup...: :func:`virtual_file_system`) are never walked, even when
+named; any other file system inside the tree is, wherever it is mounted.
+
+Problems met on the way (a directory that cannot be read, a loop, a virtual file system)
+are yielded as :class:`DiscoveryProblem` values among the sources, so the caller can
+report them and go on. A file to check that is not a regular file (a FIFO would block
+the reader, ``/dev/zero`` never ends) is yielded with its :class:`SpecialFile` kind, for
+the caller to report without opening it.
 
 Nothing here reads file contents or writes anything.
 """
@@ -22,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 #: Directory and file names never walked into, unless named explicitly.
 DEFAULT_EXCLUDES: frozenset[str] = frozenset(
@@ -138,11 +148,13 @@ def discover(
 class _Frame:
     """A directory still to list. ``ancestors`` maps the id of each directory above
     it (itself included) to its shown path: a link to one of them is a loop, while a
-    link to any other directory already walked is merely a second route."""
+    link to any other directory already walked is merely a second route. ``device`` is
+    its file system's: an entry on another one is a mount point, looked at twice."""
 
     directory: str
     relative: str
     ancestors: dict[_DirId, str]
+    device: int
 
 
 class _Walker:
@@ -177,12 +189,17 @@ class _Walker:
             return
         self._walked_dirs.add(root_id)
         shown_root = _display(root)
+        virtual = virtual_file_system(root)
+        if virtual is not None:
+            yield _not_walked(shown_root, virtual)
+            return
+        tree = _Tree(os.path.realpath(root))
         # An explicit stack rather than recursion, so that a deep tree cannot hit the
         # recursion limit. It holds what is still to do, nearest last: a directory to
         # list, or an item to yield. Pushing a directory's entries in
         # reverse name order makes files and subdirectories come out interleaved by
         # name, depth first, which is the order of the sorted path components.
-        stack: list[_Frame | Source | DiscoveryProblem] = [_Frame(root, "", {root_id: shown_root})]
+        stack: list[_Frame | Source | DiscoveryProblem] = [_Frame(root, "", {root_id: shown_root}, root_id[0])]
         while stack:
             task = stack.pop()
             if isinstance(task, DiscoveryProblem):
@@ -192,9 +209,9 @@ class _Walker:
                 if task.path is not None and self._first_time(task.path):
                     yield task
             else:
-                stack.extend(reversed(list(self._list(task, shown_root))))
+                stack.extend(reversed(list(self._list(task, shown_root, tree))))
 
-    def _list(self, frame: _Frame, shown_root: str) -> Iterator[_Frame | Source | DiscoveryProblem]:
+    def _list(self, frame: _Frame, shown_root: str, tree: _Tree) -> Iterator[_Frame | Source | DiscoveryProblem]:
         """The entries of one directory to walk or yield, in name order."""
         try:
             entries = sorted(os.scandir(frame.directory), key=lambda entry: entry.name)
@@ -207,11 +224,15 @@ class _Walker:
             shown = _join(shown_root, relative)
             if self._excluded(entry.name, relative, shown):
                 continue
+            if _is_link(entry) and not tree.holds(entry.path):
+                continue  # it leads out of the tree being checked
             if _is_dir(entry):
                 entry_id = _dir_id(entry.path)
                 if entry_id is None:
                     continue
-                if entry_id in frame.ancestors:
+                if entry_id[0] != frame.device and (virtual := virtual_file_system(entry.path)) is not None:
+                    yield _not_walked(shown, virtual)
+                elif entry_id in frame.ancestors:
                     yield DiscoveryProblem(
                         shown,
                         f"symbolic link loop: it leads back to '{frame.ancestors[entry_id]}', "
@@ -221,7 +242,7 @@ class _Walker:
                     # Marked when queued rather than when listed, so that a second
                     # link to the same directory is not queued as well.
                     self._walked_dirs.add(entry_id)
-                    yield _Frame(entry.path, relative, {**frame.ancestors, entry_id: shown})
+                    yield _Frame(entry.path, relative, {**frame.ancestors, entry_id: shown}, entry_id[0])
             elif entry.name.endswith(".py"):
                 yield Source(entry.path, shown, special=special_file(entry))
 
@@ -244,6 +265,78 @@ class _Walker:
             return False
         self._seen_files.add(key)
         return True
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """The real path of the directory a walk started from: the tree being checked."""
+
+    root: str
+
+    def holds(self, path: str) -> bool:
+        """Whether ``path``, links resolved, is inside the tree."""
+        real = os.path.realpath(path)
+        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
+
+
+#: Where the kernel's virtual file systems are mounted on every Unix.
+_VIRTUAL_FOLDERS = ("/proc", "/sys", "/dev")
+#: Types of file system (as ``/proc/self/mountinfo`` names them) that hold no source and
+#: may never end: process tables, kernel objects, devices, control groups.
+_VIRTUAL_TYPES = frozenset(
+    "autofs binfmt_misc bpf cgroup cgroup2 configfs debugfs devfs devpts devtmpfs efivarfs fusectl "
+    "hugetlbfs mqueue nsfs proc pstore rpc_pipefs securityfs selinuxfs sysfs tracefs".split()
+)
+
+
+def virtual_file_system(path: str) -> str | None:
+    """Which virtual file system the directory ``path`` is on (where it is mounted, or
+    its type: ``/proc``, ``cgroup2``), or None for one that holds files. A directory on
+    one is never walked."""
+    real = os.path.realpath(path)
+    for folder in _VIRTUAL_FOLDERS:
+        if real == folder or real.startswith(folder + "/"):
+            return folder
+    try:
+        kind = _mounted_types().get(os.stat(real).st_dev)
+    except OSError:
+        return None
+    return kind if kind in _VIRTUAL_TYPES else None
+
+
+@lru_cache(maxsize=1)
+def _mounted_types() -> dict[int, str]:
+    """The type of the file system on each device, from ``/proc/self/mountinfo`` (Linux;
+    empty elsewhere). A line reads ``36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 ...``:
+    the device is the third field, the type the first after ``-``."""
+    types: dict[int, str] = {}
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as stream:
+            lines = stream.read().splitlines()
+    except OSError:
+        return types
+    for line in lines:
+        fields = line.split()
+        if "-" not in fields or len(fields) < 3 or ":" not in fields[2]:
+            continue
+        major, minor = fields[2].split(":", 1)
+        kind = fields[fields.index("-") + 1] if fields.index("-") + 1 < len(fields) else ""
+        if major.isdigit() and minor.isdigit():
+            types[os.makedev(int(major), int(minor))] = kind
+    return types
+
+
+def _not_walked(shown: str, virtual: str) -> DiscoveryProblem:
+    return DiscoveryProblem(
+        shown, f"a virtual file system ({virtual}), whose files are not source; not walked (name a file to check it)"
+    )
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterable, Iterator, Set
 from pathlib import Path
 
@@ -49,13 +50,29 @@ def project_root(path: Path) -> Path | None:
 
 
 def project_files(root: Path, skip: Set[str]) -> Iterator[Path]:
-    """Every ``.py`` file under ``root``, folders named in ``skip`` left out, in a stable order."""
+    """Every ``.py`` file under ``root``, folders named in ``skip`` left out, in a stable order.
+
+    Links to folders are not followed (the files of one inside the project are listed
+    under their real folder), and a link to a file is listed only when it leads inside
+    ``root``: nothing outside the project is read for its sake (checker.discovery)."""
+    inside = os.path.realpath(root).rstrip(os.sep) + os.sep
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(name for name in folders if name not in skip)
         for name in sorted(files):
-            # Regular files only: reading a FIFO named like a module would block the run.
-            if name.endswith(".py") and os.path.isfile(path := os.path.join(folder, name)):
+            if name.endswith(".py") and _regular_inside(path := os.path.join(folder, name), inside):
                 yield Path(path)
+
+
+def _regular_inside(path: str, inside: str) -> bool:
+    """Whether ``path`` is a regular file (reading a FIFO named like a module would block
+    the run), or a link to one under the folder ``inside``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        return os.path.realpath(path).startswith(inside) and os.path.isfile(path)
+    return stat.S_ISREG(mode)
 
 
 def tree_digest(root: Path, files: Iterable[tuple[Path, bytes]]) -> str:

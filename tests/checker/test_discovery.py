@@ -146,22 +146,29 @@ def test_stdin_default_name(tree: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 class TestSymlinks:
-    def test_linked_files_are_checked(self, tree: Path) -> None:
+    def test_linked_files_inside_the_tree_are_checked(self, tree: Path) -> None:
+        touch(tree, "pkg/real/real.py")
+        (tree / "pkg" / "link.py").symlink_to(tree / "pkg" / "real" / "real.py")
+        assert shown(["pkg"]) == ["pkg/link.py"]
+
+    def test_linked_files_outside_the_tree_are_not(self, tree: Path) -> None:
         touch(tree, "outside/real.py")
         (tree / "pkg").mkdir()
         (tree / "pkg" / "link.py").symlink_to(tree / "outside" / "real.py")
-        assert shown(["pkg"]) == ["pkg/link.py"]
+        assert shown(["pkg"]) == []
+        assert shown(["pkg/link.py"]) == ["pkg/link.py"]  # named: checked
 
     def test_a_file_and_a_link_to_it_are_checked_once(self, tree: Path) -> None:
         touch(tree, "pkg/a.py")
         (tree / "pkg" / "b.py").symlink_to("a.py")
         assert shown(["pkg"]) == ["pkg/a.py"]
 
-    def test_linked_directories_are_followed(self, tree: Path) -> None:
+    def test_linked_directories_outside_the_tree_are_not_followed(self, tree: Path) -> None:
         touch(tree, "outside/lib/m.py")
         (tree / "pkg").mkdir()
         (tree / "pkg" / "lib").symlink_to(tree / "outside" / "lib", target_is_directory=True)
-        assert shown(["pkg"]) == ["pkg/lib/m.py"]
+        assert shown(["pkg"]) == []
+        assert shown(["pkg/lib"]) == ["pkg/lib/m.py"]  # named: walked
 
     def test_a_directory_reached_twice_is_walked_once(self, tree: Path) -> None:
         touch(tree, "pkg/real/m.py")
@@ -184,13 +191,27 @@ class TestSymlinks:
         assert "symbolic link loop" in str(problems[0])
         assert str(problems[0]).startswith("skipped 'pkg/sub/loop': ")
 
-    def test_mutual_loop_between_two_directories_terminates(self, tree: Path) -> None:
+    def test_mutual_links_inside_one_tree_walk_each_directory_once(self, tree: Path) -> None:
+        touch(tree, "top/a/x.py", "top/b/y.py")
+        (tree / "top" / "a" / "to_b").symlink_to(tree / "top" / "b", target_is_directory=True)
+        (tree / "top" / "b" / "to_a").symlink_to(tree / "top" / "a", target_is_directory=True)
+        assert list(discover(["top"])) == [Source("top/a/x.py", "top/a/x.py"), Source("top/b/y.py", "top/b/y.py")]
+
+    def test_a_mutual_loop_reached_through_a_link_ends_with_a_note(self, tree: Path) -> None:
+        touch(tree, "top/real/a/x.py", "top/real/b/y.py")
+        (tree / "top" / "real" / "a" / "to_b").symlink_to("../b", target_is_directory=True)
+        (tree / "top" / "real" / "b" / "to_a").symlink_to("../a", target_is_directory=True)
+        (tree / "top" / "entry").symlink_to("real/a", target_is_directory=True)
+        items = list(discover(["top"]))
+        assert [item.display for item in items if isinstance(item, Source)] == ["top/entry/to_b/y.py", "top/entry/x.py"]
+        assert [item.path for item in items if isinstance(item, DiscoveryProblem)] == ["top/entry/to_b/to_a"]
+
+    def test_links_between_two_trees_named_lead_out_of_each(self, tree: Path) -> None:
         touch(tree, "a/x.py", "b/y.py")
         (tree / "a" / "to_b").symlink_to(tree / "b", target_is_directory=True)
         (tree / "b" / "to_a").symlink_to(tree / "a", target_is_directory=True)
         items = list(discover(["a", "b"]))
-        assert [item.display for item in items if isinstance(item, Source)] == ["a/to_b/y.py", "a/x.py"]
-        assert [item.path for item in items if isinstance(item, DiscoveryProblem)] == ["a/to_b/to_a"]
+        assert items == [Source("a/x.py", "a/x.py"), Source("b/y.py", "b/y.py")]
 
     def test_a_broken_link_is_yielded_for_the_engine_to_report(self, tree: Path) -> None:
         (tree / "pkg").mkdir()
