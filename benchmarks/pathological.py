@@ -111,10 +111,82 @@ def _registered_def(i: int) -> str:
     return f"def f{i}(x):\n    return {body}\n"
 
 
+def data_literal(size: int) -> str:
+    """A data file of about ``size`` bytes: a module-level list of one-digit numbers, twenty
+    to a line, and one registered function reading ``W`` (and the list)."""
+    count = max(size // 3, 1)
+    rows = "".join(
+        "    " + ", ".join(str((i + k) % 10) for k in range(min(20, count - i))) + ",\n" for i in range(0, count, 20)
+    )
+    return (
+        HEADER
+        + "DATA = [\n"
+        + rows
+        + "]\n\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W + DATA[0]  # AIG301\n"
+    )
+
+
 def plus_chain(n: int) -> str:
     """A registered function returning a ``+`` chain of ``n`` operands (libcst parses these superlinearly)."""
     operands = " + ".join(["x"] * n)
     return HEADER + f"@torch.compiler.allow_in_graph\ndef f(x):\n    return {operands} + W  # AIG301\n"
+
+
+#: Modules per package of a generated tree (``project_tree``).
+PER_PACKAGE = 100
+
+
+def project_tree(root: Path, files: int, every: int = 20) -> int:
+    """Write a package of ``files`` modules under ``root/proj`` (``PER_PACKAGE`` to a
+    subpackage) and return how many findings it holds. One module in ``every`` registers a
+    function (5% by default) reading a tensor of its own (AIG301), an int and a dict it
+    imports from the module before it; one in ``every`` calls such a function with a lambda
+    (AIG104) and changes that dict (AIG302 where it is read); the others are ordinary code
+    importing a helper from the module before them. ``every`` divides ``PER_PACKAGE``."""
+    top = root / "proj"
+    top.mkdir(parents=True)
+    (top / "__init__.py").write_text("", encoding="utf-8")
+    findings = 0
+    for i in range(files):
+        package = top / f"sub{i // PER_PACKAGE}"
+        if i % PER_PACKAGE == 0:
+            package.mkdir()
+            (package / "__init__.py").write_text("", encoding="utf-8")
+        if i % every == 1:
+            text, findings = _registering_module(i), findings + 2
+        elif i % every == 1 + every // 2:
+            text, findings = _calling_module(i, i - every // 2), findings + 1
+        else:
+            text = _ordinary_module(i, i - 1 if i % PER_PACKAGE else None)
+        (package / f"m{i}.py").write_text(text, encoding="utf-8")
+    return findings
+
+
+def _ordinary_module(i: int, before: int | None) -> str:
+    imported = f"from .m{before} import helper_{before} as step\n" if before is not None else "step = abs\n"
+    return (
+        f'"""Module {i}."""\nimport math\n\n{imported}\nLIMIT_{i} = {i}\nTABLE_{i} = {{"a": {i}}}\n\n\n'
+        f"def helper_{i}(x):\n    return x + LIMIT_{i}\n\n\n"
+        f"class Thing{i}:\n    def __init__(self):\n        self.v = step(1)\n\n"
+        f"    def run(self, y):\n        return math.sqrt(y) * self.v\n"
+    )
+
+
+def _registering_module(i: int) -> str:
+    """Registers ``reg_{i}``: AIG301 for ``W``, AIG302 for the dict ``_calling_module`` changes."""
+    return (
+        f'"""Module {i}: registers reg_{i}."""\nimport torch\n\nfrom .m{i - 1} import LIMIT_{i - 1}, TABLE_{i - 1}\n\n'
+        f"W = torch.ones(3)\n\n\n@torch.compiler.allow_in_graph\ndef reg_{i}(x):\n"
+        f"    return x * W + LIMIT_{i - 1} + TABLE_{i - 1}['a']  # AIG301 AIG302\n"
+    )
+
+
+def _calling_module(i: int, registering: int) -> str:
+    return (
+        f'"""Module {i}: calls reg_{registering}."""\nfrom . import m{registering - 1}\n'
+        f"from .m{registering} import reg_{registering}\n\nm{registering - 1}.TABLE_{registering - 1}['a'] = 2\n\n\n"
+        f"def use(x):\n    return reg_{registering}(x, lambda: 0)  # AIG104\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -135,6 +207,7 @@ SHAPES = (
     Shape("20k decorated registrations", decorated_registrations, 20_000),
     Shape("20k allow_in_graph(f) calls", call_registrations, 20_000),
     Shape("2k-operand + chain (parse floor)", plus_chain, 2_000),
+    Shape("2 MB data literal (one-digit numbers)", data_literal, 2_000_000),
 )
 
 

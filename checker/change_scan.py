@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from collections.abc import Set
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +54,7 @@ class ChangeScans:
 
     def __init__(self, skip: Set[str]) -> None:
         self.skip = skip
-        self._files: dict[Path, list[tuple[Path, bytes]]] = {}
+        self._files: dict[Path, _Texts] = {}
         self._trees: dict[Path, str] = {}
         self._answers: dict[tuple[Path, str, bool, bool], Scanned] = {}
         self._reexports: dict[tuple[Path, str], tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]] = {}
@@ -74,7 +74,7 @@ class ChangeScans:
         prefilter = _Prefilter(exposed, project_root(module))
         where: tuple[str, Found] | None = None
         consulted = [(str(path), hashlib.sha256(data).hexdigest()) for path, data in reexporting]
-        for path, data in files:
+        for path, data in files.spelling(prefilter.names, prefilter.modules, also=module):
             mine = path == module
             if mine and not own:
                 continue
@@ -96,20 +96,70 @@ class ChangeScans:
         project = (str(root), self._trees[root]) if root is not None and root in self._trees else None
         return Scanned(where, tuple(consulted), project)
 
-    def _project(self, module: Path) -> list[tuple[Path, bytes]]:
+    def _project(self, module: Path) -> _Texts:
         root = project_root(module)
         if root is None:
-            return [(module, _read(module))]
+            return _Texts([(module, _read(module))])
         if root not in self._files:
             listed = list(project_files(root, self.skip))
-            self._files[root] = [(path.resolve(), _read(path)) for path in listed]
-            self._trees[root] = tree_digest(root, zip(listed, (data for _, data in self._files[root]), strict=True))
+            texts = self._files[root] = _Texts([(path.resolve(), _read(path)) for path in listed])
+            self._trees[root] = tree_digest(root, zip(listed, (data for _, data in texts.files), strict=True))
         return self._files[root]
 
 
-def _reexports(
-    files: list[tuple[Path, bytes]], module: Path, name: str
-) -> tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]:
+#: Questions about a project answered by searching each of its files, before its words are
+#: indexed instead (one pass over every file, and about as costly as this many searches):
+#: a project asked a few questions, as most are, never pays for the index, and one whose
+#: thousands of registering files ask thousands is not searched once per question.
+SCANS_BEFORE_INDEX = 32
+#: A word as the scans' patterns bound names (``(?<![\w])name(?![\w])``, ASCII in bytes).
+_WORD = re.compile(rb"\w+")
+
+
+class _Texts:
+    """The files of one project (real path, bytes) in a stable order, and which of them
+    spell a word (:meth:`spelling`)."""
+
+    def __init__(self, files: list[tuple[Path, bytes]]) -> None:
+        self.files = files
+        self._positions = {path: position for position, (path, _) in enumerate(files)}
+        self._searches = 0
+        self._words: dict[bytes, tuple[int, ...]] | None = None
+
+    def spelling(
+        self, names: Sequence[bytes], alongside: Sequence[bytes], also: Path | None = None
+    ) -> Iterable[tuple[Path, bytes]]:
+        """The files that may spell one of ``names`` and one of ``alongside`` as whole words,
+        in order, and ``also`` (the caller still tests each text: a file that does not may be
+        among them)."""
+        words = self._index([*names, *alongside])
+        if words is None:
+            return self.files
+        positions = {position for name in names for position in words.get(name, ())}
+        positions &= {position for word in alongside for position in words.get(word, ())}
+        if also is not None and also in self._positions:
+            positions.add(self._positions[also])
+        return [self.files[position] for position in sorted(positions)]
+
+    def _index(self, names: Sequence[bytes]) -> dict[bytes, tuple[int, ...]] | None:
+        """The index of the files' words, once enough questions have been asked (None before,
+        and for a name that is not a run of ASCII ``\\w``, which the index does not hold)."""
+        if not all(_WORD.fullmatch(name) for name in names):
+            return None
+        if self._words is None:
+            self._searches += 1
+            if self._searches <= SCANS_BEFORE_INDEX:
+                return None
+            found: dict[bytes, list[int]] = {}
+            for position, (_, data) in enumerate(self.files):
+                for word in set(_WORD.findall(data)):
+                    found.setdefault(word, []).append(position)
+            # Tuples of ints: the collector stops tracking them (lists would be rescanned by every full collection).
+            self._words = {word: tuple(positions) for word, positions in found.items()}
+        return self._words
+
+
+def _reexports(files: _Texts, module: Path, name: str) -> tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]:
     """The modules that bind the object ``module.name`` at their top level (it, and those
     that re-export it: ``from ._impl import FLAGS``, re-exports of re-exports too), and the
     re-exporting files."""
@@ -123,7 +173,7 @@ def _reexports(
         package = source.name == "__init__.py"
         needles = (bound.encode(), _stem(source).encode(errors="surrogateescape"))
         line = _from_import_line(_stem(source), bound, bare_relative=package)
-        for path, data in files:
+        for path, data in files.spelling(needles[:1], [needles[1], *([b"from"] if package else [])]):
             if path == source or needles[0] not in data:
                 continue
             if not (needles[1] in data or package and b"from ." in data) or not line.search(data):
@@ -178,6 +228,8 @@ class _Prefilter:
         self.stems = [stem.encode(errors="surrogateescape") for stem in stems]
         #: ``from . import X`` imports from a package's ``__init__.py``, which it does not name.
         self.bare_relative = any(path.name == "__init__.py" for path in exposed)
+        #: The words a file that imports one of the modules spells (one of them at least).
+        self.modules = [*self.stems, *([b"from"] if self.bare_relative else [])]
         self.imports = _imports(stems, root.name if root is not None else stems[0], self.bare_relative)
         word = _words(names)
         change = rb"(?:" + _ASSIGN + rb"|" + _METHOD + rb")"

@@ -33,10 +33,12 @@ def may_register(tree: ast.Module, text: str, prefilter: Prefilter) -> bool:
     statements instead of every node (a name the text never spells, such as
     ``getattr(torch, "allow_" "in_graph")``, the text pre-filter misses as well).
     """
-    aliases = set(prefilter.aliases)
-    imported = set(prefilter.imported)
+    aliases = prefilter.alias_names
+    imported = prefilter.imported_names
     # (Lines spelling "disallow_in_graph" are walked too: the nodes are judged exactly.)
-    for node in nodes_on_lines(tree, lines_spelling(text, ["allow_in_graph", *aliases, *imported])):
+    # Aliases and imported names count only as whole identifiers.
+    spelled = lines_spelling(text, ["allow_in_graph", *prefilter.other_names], words=prefilter.words)
+    for node in nodes_on_lines(tree, spelled):
         if any(_API_IDENTIFIER.search(name) or name in aliases for name in _node_identifiers(node)):
             return True
         if isinstance(node, ast.ImportFrom) and any(alias.name in imported for alias in node.names):
@@ -44,22 +46,35 @@ def may_register(tree: ast.Module, text: str, prefilter: Prefilter) -> bool:
     return False
 
 
-def lines_spelling(text: str, needles: Iterable[str]) -> list[int]:
+def lines_spelling(text: str, needles: Iterable[str], words: Set[str] = frozenset()) -> list[int]:
     """The numbers of the lines (as CPython counts them) where the text spells one of
-    ``needles``, in order. One plain search per needle: CPython's regex engine tries an
-    alternation, or a pattern that starts with a lookbehind or ``\\b``, at every position
-    (17-20x slower on torch's files)."""
+    ``needles``, or one of ``words`` (runs of ``\\w``; a line spelling one only inside a
+    longer word may be left out), in order. One plain search per needle: CPython's regex
+    engine tries an alternation, or a pattern that starts with a lookbehind or ``\\b``, at
+    every position (17-20x slower on torch's files). Above ``_WORD_PASS_FROM`` words, one
+    pass over the text's words instead: a file's calls are judged against every function
+    the project registers, thousands in a generated tree, and a search per name would make
+    the work of each file grow with the project."""
     if "\r" in text:  # CPython ends a line at \r\n and at a lone \r too
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    starts = sorted({match.start() for needle in needles if needle for match in re.finditer(re.escape(needle), text)})
+    searched = [*needles, *words] if len(words) <= _WORD_PASS_FROM else needles
+    found_at = {match.start() for needle in searched if needle for match in re.finditer(re.escape(needle), text)}
+    if len(words) > _WORD_PASS_FROM:
+        found_at.update(match.start() for match in _WORD.finditer(text) if match.group() in words)
     found: list[int] = []
     line, counted = 1, 0
-    for start in starts:
+    for start in sorted(found_at):
         line += text.count("\n", counted, start)
         counted = start
         if not found or found[-1] != line:
             found.append(line)
     return found
+
+
+#: More words than this are looked for in one pass over the text's words (see ``lines_spelling``):
+#: that pass costs about as much as this many plain searches.
+_WORD_PASS_FROM = 32
+_WORD = re.compile(r"\w+")
 
 
 def nodes_on_lines(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:

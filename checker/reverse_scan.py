@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,15 +48,17 @@ def text_registrations(path: str) -> TextRegistrations:
     if data is None:  # too large: reported when checked
         return TextRegistrations()
     names = registered_in(data)
-    return TextRegistrations(names, any(not _defines(data, name) for name in names))
+    return TextRegistrations(names, bool(names) and not names <= _defined(data))
 
 
-def _defines(data: bytes, name: str) -> bool:
-    """Whether a ``def`` or ``class`` statement of the text binds ``name``."""
-    return (
-        re.search(rb"(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+" + re.escape(name.encode()) + rb"\b", data)
-        is not None
-    )
+#: A ``def`` or ``class`` statement, and the name it binds.
+_DEFINED = re.compile(rb"(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+
+
+def _defined(data: bytes) -> set[str]:
+    """The names the text's ``def`` and ``class`` statements bind: one search of the text,
+    however many names it registers (a generated file registers thousands)."""
+    return {name.decode() for name in _DEFINED.findall(data)}
 
 
 def registered_in(data: bytes) -> set[str]:
@@ -70,11 +73,11 @@ def registered_in(data: bytes) -> set[str]:
     return {name for name in found if not name[:1].isupper()}
 
 
-def may_register_from(tree: ast.Module, path: Path, target: Path, registrars: tuple[str, ...]) -> bool:
-    """Whether the file at ``path`` calls, with a top-level name of ``target``, something
-    whose name contains one of ``registrars`` or a function the file defines."""
-    target = target.resolve()
-    names: set[str] = set()  # bound to a name of the target
+def may_register_from(tree: ast.Module, path: Path, targets: Set[Path], registrars: tuple[str, ...]) -> bool:
+    """Whether the file at ``path`` calls, with a top-level name of one of ``targets`` (real
+    paths), something whose name contains one of ``registrars`` or a function the file
+    defines. One walk of the tree, however many files are named alone."""
+    names: set[str] = set()  # bound to a name of a target
     modules: dict[str, str] = {}  # local name -> dotted import of a module (the target or a package above it)
     defined: set[str] = set()
     calls: list[ast.Call] = []
@@ -89,7 +92,7 @@ def may_register_from(tree: ast.Module, path: Path, target: Path, registrars: tu
                 modules[alias.asname or head] = alias.name if alias.asname else head
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
-            from_target = bool(node.module or node.level) and _is(path, module, target)
+            from_target = bool(node.module or node.level) and _is(path, module, targets)
             for alias in node.names:
                 bound = alias.asname or alias.name
                 if from_target:
@@ -104,7 +107,7 @@ def may_register_from(tree: ast.Module, path: Path, target: Path, registrars: tu
                 return True
             if isinstance(argument, ast.Attribute):
                 dotted = dotted_name(argument.value, modules)
-                if dotted is not None and _is(path, dotted, target):
+                if dotted is not None and _is(path, dotted, targets):
                     return True
     return False
 
@@ -114,6 +117,6 @@ def _registrar_like(func: ast.expr, registrars: tuple[str, ...], defined: set[st
     return name in defined or any(registrar in name for registrar in registrars)
 
 
-def _is(path: Path, dotted: str, target: Path) -> bool:
+def _is(path: Path, dotted: str, targets: Set[Path]) -> bool:
     found = module_file(path, dotted)
-    return found is not None and found.resolve() == target
+    return found is not None and found.resolve() in targets

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -46,6 +46,9 @@ from checker.source import PREFILTER, Prefilter, decode_source, python_gate, rea
 if TYPE_CHECKING:
     from checker.forker import Forker
     from checker.project import Project
+
+#: A word of a file's text, as an import spells a name (ASCII, as the registered names are).
+_WORD = re.compile(rb"\w+")
 
 #: Makes the job for a file the first pass did not check (a path as discovered), or None
 #: when the run excludes it.
@@ -73,7 +76,9 @@ class Session:
         self.progress = progress
         #: Where the workers fork from, the analysis imported (else from this process).
         self.forker = forker
+        self._files: dict[Path, list[str]] = {}
         self._mentioning: dict[Path, dict[str, bytes]] = {}
+        self._registered: dict[Path, frozenset[bytes]] = {}
         #: The worker processes every pass of a call shares (started by the first that needs them).
         self._workers: Workers | None = None
 
@@ -164,8 +169,7 @@ class Session:
             rest: dict[str, set[Path]] = {}
             for path in named:
                 root = project_root(Path(path))
-                for candidate in project_files(root, DEFAULT_EXCLUDES) if root is not None else ():
-                    absolute = os.path.abspath(candidate)
+                for absolute in self._files_of(root) if root is not None else ():
                     if (
                         absolute not in done
                         and absolute not in self._mentioning_api(root)
@@ -177,16 +181,29 @@ class Session:
             )
         return found
 
+    def _files_of(self, root: Path) -> list[str]:
+        """Every file of the project under ``root`` (absolute paths), listed once per run
+        however many of its files are named."""
+        if root not in self._files:
+            self._files[root] = [os.path.abspath(path) for path in project_files(root, DEFAULT_EXCLUDES)]
+        return self._files[root]
+
     def _mentioning_api(self, root: Path) -> dict[str, bytes]:
         """The files of the project under ``root`` that mention the API (absolute path -> bytes),
         read once per run: the reverse scan and the registered functions both start there."""
         if root not in self._mentioning:
             self._mentioning[root] = {
-                os.path.abspath(path): data
-                for path in project_files(root, DEFAULT_EXCLUDES)
-                if (data := _read_mentions(str(path), (PREFILTER,))) is not None
+                path: data for path in self._files_of(root) if (data := _read_mentions(path, (PREFILTER,))) is not None
             }
         return self._mentioning[root]
+
+    def _registered_in(self, root: Path) -> frozenset[bytes]:
+        """The names of the functions the project under ``root`` registers at a top level (a
+        text scan of the files mentioning the API, once per run)."""
+        if root not in self._registered:
+            names = set().union(*(registered_in(data) for data in self._mentioning_api(root).values()))
+            self._registered[root] = frozenset(name.encode() for name in names)
+        return self._registered[root]
 
     def _registered_imports(self, named: Sequence[str]) -> set[str]:
         """The names the files named alone import from their project that the project
@@ -198,25 +215,27 @@ class Session:
             root = project_root(Path(path))
             if root is None:
                 continue
-            registered = set().union(*(registered_in(data) for data in self._mentioning_api(root).values()))
+            registered = self._registered_in(root)
             try:
                 text = read_source(path)
             except OSError:
                 continue
-            if text is None or not any(name.encode() in text for name in registered):
+            # (An import spells the name as a word; the words of the text, not a search per name.)
+            if text is None or not registered or registered.isdisjoint(_WORD.findall(text)):
                 continue  # it names none of them: no parse
             for bound, qualified in outlines.imports(Path(path)).items():
-                if qualified.rpartition(".")[2] in registered:
+                if qualified.rpartition(".")[2].encode() in registered:
                     found.add(bound)
         return found
 
     def _check_mentioning(
         self, wanted: dict[str, set[Path]], needles: tuple[bytes, ...], options: Options, job_for: JobFor
     ) -> list[Outcome]:
+        real = {module: module.resolve() for modules in wanted.values() for module in modules}  # once each
         jobs = [
             job
             for candidate, modules in sorted(wanted.items())
-            if _may_register(candidate, modules, needles) and (job := job_for(candidate)) is not None
+            if _may_register(candidate, modules, needles, real) and (job := job_for(candidate)) is not None
         ]
         return self._again(jobs, options) if jobs else []
 
@@ -370,9 +389,10 @@ def _only_calls(job: Job, prefilter: Prefilter) -> Job | None:
     return replace(job, codes=codes) if codes else None
 
 
-def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> bool:
-    """Whether the file may register a def of one of ``modules``: it names a registrar
-    (one of ``needles``) and one of the modules, and calls something with a name of it."""
+def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...], real: Mapping[Path, Path]) -> bool:
+    """Whether the file may register a def of one of ``modules`` (``real``: their real paths):
+    it names a registrar (one of ``needles``) and one of the modules, and calls something
+    with a name of it."""
     data = _read_mentions(path, needles)
     if data is None or not any(_stem(module).encode(errors="surrogateescape") in data for module in modules):
         return False
@@ -385,7 +405,7 @@ def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...]) -> 
     if gate.tree is None:
         return gate.refused is None  # newer syntax than this interpreter's: libcst decides
     registrars = tuple(needle.decode() for needle in needles)
-    return any(may_register_from(gate.tree, Path(path), module, registrars) for module in modules)
+    return may_register_from(gate.tree, Path(path), {real[module] for module in modules}, registrars)
 
 
 def _read_mentions(path: str, needles: tuple[bytes, ...]) -> bytes | None:

@@ -55,6 +55,7 @@ class Unanalysable:
 #: What an ``import`` names (a literal first: the regex engine finds it fast).
 _IMPORTED = re.compile(rb"import[ \t]+(\([^)]*\)|[^\n]*)")
 _WORD = re.compile(rb"\w+")
+_TEXT_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,33 @@ class Prefilter:
     @cached_property
     def _imported_names(self) -> frozenset[bytes]:
         return frozenset(name.encode() for name in self.imported)
+
+    @cached_property
+    def alias_names(self) -> frozenset[str]:
+        """``aliases`` as a set, made once (a file's nodes are looked up in it)."""
+        return frozenset(self.aliases)
+
+    @cached_property
+    def imported_names(self) -> frozenset[str]:
+        """``imported`` as a set, made once."""
+        return frozenset(self.imported)
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The aliases and imported names that are runs of ``\\w`` (a pass over the text's
+        words finds them), sorted out once: a file is asked about thousands in a generated tree."""
+        return self._names[0]
+
+    @property
+    def other_names(self) -> tuple[str, ...]:
+        """The aliases and imported names that are not (an identifier may hold combining marks)."""
+        return self._names[1]
+
+    @cached_property
+    def _names(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        names = (*self.aliases, *self.imported)
+        words = frozenset(name for name in names if _TEXT_WORD.fullmatch(name))
+        return words, tuple(name for name in names if name not in words)
 
     @cached_property
     def _aliases(self) -> re.Pattern[bytes] | None:

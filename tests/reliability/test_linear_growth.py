@@ -1,0 +1,141 @@
+"""Work linear in the tree and in each file (issue 19): no text is searched once per
+registered name, nor once per question another file asks.
+
+Tests do not time things; they count the searches a regression to quadratic work would
+multiply. Before the fix: each question about a module's name (does any file change
+``TABLE``?) searched every file of the project, so 20,000 files took 15x the time of
+5,000; a file registering 10,000 one-line defs was searched once per def in the main
+process (30 s), and once per registered name of the project in a worker. The timed
+figures are the benchmark's: ``.venv/bin/python benchmarks/scaling.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import cProfile
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from projects import RULES, assert_marked
+
+import checker.change_scan
+import checker.session
+from checker.engine import check_path
+from checker.mentions import may_register
+from checker.project import Project
+from checker.reverse_scan import text_registrations
+from checker.schedule import Options
+from checker.session import Session
+from checker.source import Prefilter
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import pathological  # noqa: E402 - the benchmarks folder is not a package
+
+
+class _Searched(bytes):
+    """A file's bytes that count the substring tests made of them (``needle in data``)."""
+
+    counts: Counter[str]
+    path: str
+
+    def __contains__(self, needle: object) -> bool:
+        self.counts[self.path] += 1
+        return super().__contains__(needle)  # type: ignore[operator]
+
+
+def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Make every file the project scans read as ``_Searched`` bytes; the counts, per file."""
+    counts: Counter[str] = Counter()
+    read = checker.change_scan._read
+
+    def counted(path: Path) -> bytes:
+        data = _Searched(read(path))
+        data.counts, data.path = counts, str(path)
+        return data
+
+    monkeypatch.setattr(checker.change_scan, "_read", counted)
+    return counts
+
+
+def _registering(root: Path) -> list[Path]:
+    return sorted(path for path in root.rglob("*.py") if b"allow_in_graph" in path.read_bytes())
+
+
+def test_the_questions_of_many_registering_files_search_each_file_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    most = []
+    for files in (400, 800):
+        # One registering file in 10, each asking whether any file changes the names it reads.
+        root = tmp_path / str(files)
+        pathological.project_tree(root, files, every=10)
+        counts = _counting_reads(monkeypatch)
+        index = Project()  # one process's, as in a worker
+        for path in _registering(root):
+            report = check_path(path, RULES, index=index)
+            assert report.internal_error is None
+            assert_marked(root, report.findings, path.relative_to(root).as_posix())
+        assert len(counts) == files + files // 100 + 1  # every module and __init__.py was read
+        most.append(max(counts.values()))
+    # Before: each question searched every file, for its names and its modules (the most
+    # searched file 404 times at 400 files, 804 times at 800).
+    assert most[1] == most[0] <= 2 * checker.change_scan.SCANS_BEFORE_INDEX, f"searches of one file: {most}"
+
+
+@pytest.mark.parametrize("defs", [200, 2_000])
+def test_the_main_process_searches_a_file_of_many_registered_defs_a_few_times(defs: int, tmp_path: Path) -> None:
+    path = tmp_path / "generated.py"
+    path.write_text(pathological.decorated_registrations(defs), encoding="utf-8")
+    found = []
+    searches = _pattern_calls(lambda: found.append(text_registrations(str(path))))
+    assert len(found[0].names) == defs and not found[0].foreign
+    # Before: one search of the whole file per registered def (202 and 2,002).
+    assert searches <= 4, f"{defs} defs: {searches} regex searches of the file"
+
+
+@pytest.mark.parametrize("names", [200, 2_000])
+def test_a_worker_asks_of_a_file_whether_it_names_many_registered_functions_in_a_few_searches(names: int) -> None:
+    text = pathological.call_arguments(50)
+    registered = tuple(f"registered_{i}" for i in range(names))
+    prefilter = Prefilter((), registered)
+    assert len(prefilter.words) == names  # sorted out once per run, not per file
+    answers = []
+    searches = _pattern_calls(lambda: answers.append(may_register(ast.parse(text), text, prefilter)))
+    assert answers == [True]
+    # Before: one search of the whole text per registered name of the project.
+    assert searches <= 8, f"{names} registered names: {searches} regex searches of the text"
+
+
+def test_files_named_alone_share_one_reading_of_their_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pre-commit names every changed file: the project's registering files are scanned
+    once for them all, not once per named file."""
+    pathological.project_tree(tmp_path, 300, every=10)
+    named = sorted(str(path) for path in tmp_path.rglob("m*.py"))[:60]
+    scanned: Counter[int] = Counter()
+    registered_in = checker.session.registered_in
+
+    def counted(data: bytes) -> set[str]:
+        scanned[hash(data)] += 1
+        return registered_in(data)
+
+    monkeypatch.setattr(checker.session, "registered_in", counted)
+    Session(Options())._registered_imports(named)
+    assert scanned and max(scanned.values()) == 1
+
+
+def _pattern_calls(work: Callable[[], object]) -> int:
+    """How many searches ``work()`` makes with compiled patterns (cProfile counts the
+    calls of C methods exactly, whatever the machine's load)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    work()
+    profile.disable()
+    profile.create_stats()
+    return sum(
+        stat[1]
+        for (_, _, name), stat in profile.stats.items()  # type: ignore[attr-defined]
+        if "of 're.Pattern' objects" in name
+    )
