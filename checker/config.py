@@ -24,11 +24,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import get_close_matches
+from functools import cached_property
 from pathlib import Path
 
 from checker.discovery import special_file
 from checker.findings import Severity
-from checker.globs import glob_matches
+from checker.globs import Dialect, PatternSet, glob_matches
 from checker.reporters import REPORTERS
 from checker.selection import Catalogue, SelectionError
 
@@ -125,13 +126,24 @@ class Config:
 
     def excludes(self, file: str) -> bool:
         """Whether an anchored ``exclude`` pattern matches ``file`` or a directory above it."""
-        patterns = self.anchored_excludes()
+        patterns = self.anchored_patterns
         if not patterns:
             return False
         relative = self._relative(file)
         if relative.startswith("../"):
             return False
-        return any(matches(pattern.strip("/"), relative, anchored=True, or_a_parent=True) for pattern in patterns)
+        return patterns.matches(relative, or_a_parent=True)
+
+    @cached_property
+    def anchored_patterns(self) -> PatternSet:
+        """:meth:`anchored_excludes`, compiled once, each read as :func:`matches` reads it
+        anchored: a leading ``./`` and the slashes at either end dropped."""
+        return PatternSet((pattern.strip("/").removeprefix("./") for pattern in self.anchored_excludes()), Dialect.GLOB)
+
+    @cached_property
+    def name_patterns(self) -> PatternSet:
+        """:meth:`name_excludes`, compiled once, as discovery reads them (``fnmatch``)."""
+        return PatternSet((pattern.rstrip("/") or pattern for pattern in self.name_excludes()), Dialect.FNMATCH)
 
     def _relative(self, file: str) -> str:
         absolute = os.path.abspath(file)

@@ -30,8 +30,9 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from fnmatch import fnmatchcase
 from functools import lru_cache
+
+from checker.globs import Dialect, PatternSet
 
 #: Directory and file names never walked into, unless named explicitly.
 DEFAULT_EXCLUDES: frozenset[str] = frozenset(
@@ -131,8 +132,9 @@ def discover(
     Arguments are taken in the order given; inside a directory, entries are taken in
     name order, depth first. ``-`` stands for standard input, shown as
     ``stdin_filename``. ``exclude`` holds ``fnmatch`` patterns, matched against each
-    entry's name, its path relative to the argument and its displayed path; they add
-    to :data:`DEFAULT_EXCLUDES` and never apply to a path named explicitly.
+    entry's name, its path relative to the argument and its displayed path (compiled
+    once: :class:`~checker.globs.PatternSet`); they add to :data:`DEFAULT_EXCLUDES` and
+    never apply to a path named explicitly.
 
     Raises :class:`MissingPathError` before yielding anything if an argument does not
     exist, so that a typo does not produce a half-finished run.
@@ -140,7 +142,7 @@ def discover(
     for argument in paths:
         if argument != STDIN and not os.path.lexists(argument):
             raise MissingPathError(argument)
-    patterns = tuple(pattern.rstrip("/") or pattern for pattern in exclude)
+    patterns = PatternSet((pattern.rstrip("/") or pattern for pattern in exclude), Dialect.FNMATCH)
     return _Walker(patterns, stdin_filename).run(paths)
 
 
@@ -160,7 +162,7 @@ class _Frame:
 class _Walker:
     """The state of one discovery: what has been yielded and walked so far."""
 
-    def __init__(self, patterns: tuple[str, ...], stdin_filename: str) -> None:
+    def __init__(self, patterns: PatternSet, stdin_filename: str) -> None:
         self._patterns = patterns
         self._stdin_filename = stdin_filename
         self._seen_files: set[object] = set()
@@ -249,9 +251,7 @@ class _Walker:
     def _excluded(self, name: str, relative: str, shown: str) -> bool:
         if name in DEFAULT_EXCLUDES:
             return True
-        return any(
-            fnmatchcase(candidate, pattern) for pattern in self._patterns for candidate in (name, relative, shown)
-        )
+        return bool(self._patterns) and any(self._patterns.matches(candidate) for candidate in (name, relative, shown))
 
     def _first_time(self, path: str) -> bool:
         """Whether the file at ``path`` has not been yielded yet, by any route."""

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import Path
 
 from checker.config import Config, discover_config, load_config
 from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, Source
 from checker.findings import Severity
+from checker.globs import Dialect, PatternSet
 from checker.options import RunOptions
 from checker.selection import Layer, Selection, resolve_selection
 
@@ -60,12 +61,21 @@ def excluded(source: Source, args: RunOptions, config: Config) -> bool:
         return False
     shown = source.display.replace(os.sep, "/")
     names = [part for part in shown.split("/") if part not in ("", ".", "..")]
-    patterns = [pattern.rstrip("/") or pattern for pattern in (*config.name_excludes(), *args.exclude)]
     return (
         config.excludes(path)
         or any(name in DEFAULT_EXCLUDES for name in names)
-        or any(fnmatchcase(candidate, pattern) for pattern in patterns for candidate in (*names, shown))
+        or any(
+            patterns.matches(candidate)
+            for patterns in (config.name_patterns, _command_line_patterns(args.exclude))
+            for candidate in (*names, shown)
+        )
     )
+
+
+@lru_cache(maxsize=4)
+def _command_line_patterns(exclude: tuple[str, ...]) -> PatternSet:
+    """The ``--exclude`` patterns, compiled once a run (as discovery reads them)."""
+    return PatternSet((pattern.rstrip("/") or pattern for pattern in exclude), Dialect.FNMATCH)
 
 
 def codes_for(source: Source, args: RunOptions, run_settings: Settings) -> tuple[str, ...]:
