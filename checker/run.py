@@ -242,7 +242,8 @@ def _absorb(source: Source, data: bytes | None, report: FileReport, args: RunOpt
         run.failed = True
         write(
             sys.stderr,
-            f"{PROG}: internal error while checking {escape_controls(report.path)}:\n{report.internal_error}",
+            f"{PROG}: internal error while checking {escape_controls(report.path)}:\n"
+            + escape_controls(report.internal_error, keep="\n"),
         )
         if not report.internal_error.endswith("\n"):
             write(sys.stderr, "\n")
@@ -351,7 +352,7 @@ def _report(stream: TextIO, args: RunOptions, run_settings: Settings, run: _Run,
     if run.fixed:
         lines.append(f"Fixed {_count(run.fixed, 'finding')} in {_count(run.fixed_files, 'file')}.")
     if hidden:
-        lines.append(f"{_count(hidden, 'known finding')} hidden by the baseline {args.baseline}.")
+        lines.append(f"{_count(hidden, 'known finding')} hidden by the baseline {escape_controls(str(args.baseline))}.")
     if fmt == "text":
         write(stream, "".join(line + "\n" for line in lines))
     else:

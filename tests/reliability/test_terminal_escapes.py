@@ -132,6 +132,11 @@ def test_a_baseline_named_with_an_escape(tree: Path) -> None:
     result = aigcheck(tree, "--isolated", "--baseline", f"b{HOSTILE}.json", "ops.py")
     assert result.returncode == 2
     assert_no_control_text(result)
+    for argv in (["--write-baseline", f"b{HOSTILE}.json"], ["--baseline", f"b{HOSTILE}.json"]):
+        result = aigcheck(tree, "--isolated", *argv, "ops.py")
+        assert result.returncode == 0, result.stderr
+        assert_no_control_text(result)
+    assert f"hidden by the baseline b{SHOWN}.json" in result.stdout
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "sarif", "github"])
