@@ -12,8 +12,15 @@ CPython accepts a few things libcst does not take the same way:
   same extent (``(_aigcheck_elided_ ...)``, blanks keeping every line and column),
   whose kind is unknown: nothing inside it is judged, and nothing is judged by it.
 
-Boolean chains are replaced before parsing (a crash cannot be caught), strings only
-when libcst refused a file CPython accepted (:func:`elide_strings`).
+- a literal of very many elements, all constants (a data table: a 2 MB list of numbers),
+  costs libcst several objects per element, more than a worker's memory budget. No rule
+  judges such elements one by one, so the literal is summarised: libcst is given the
+  same display with one string constant in place of its elements (``["_aigcheck_elided_"
+  ...]``, blanks keeping every line and column), a list, set or dict as before, a tuple
+  of constants as before; fixed code gets the literal back as it was.
+
+Boolean chains and literals are replaced before parsing (a crash cannot be caught),
+strings only when libcst refused a file CPython accepted (:func:`elide_strings`).
 """
 
 from __future__ import annotations
@@ -37,6 +44,15 @@ MAX_BOOL_OPERANDS = 3000
 #: Implicitly concatenated strings in one literal above which it is elided (on refusal).
 MAX_STRING_PARTS = 2500
 PLACEHOLDER = "_aigcheck_elided_"
+#: Constant elements of one literal (nested displays counted through) above which it is summarised.
+MAX_LITERAL_ELEMENTS = 10_000
+#: What a summarised literal holds, by its kind: one string constant (as immutable as they all were).
+_SUMMARIES = {
+    ast.List: ("[", f'"{PLACEHOLDER}"', "]"),
+    ast.Set: ("{", f'"{PLACEHOLDER}"', "}"),
+    ast.Dict: ("{", f'"{PLACEHOLDER}": 0', "}"),
+    ast.Tuple: ("(", f'"{PLACEHOLDER}",', ")"),
+}
 
 #: A chain that long has at least this many spaced operators (a cheap test before a walk).
 _SPACED_OPERATORS = MAX_BOOL_OPERANDS // 3
@@ -50,6 +66,8 @@ class LibcstText:
     text: str
     removed: Mapping[int, str] = field(default_factory=dict)
     elided: bool = False
+    #: The summarised literals, in order: (the text given to libcst, the literal's own).
+    summarised: tuple[tuple[str, str], ...] = ()
 
     @property
     def fixable(self) -> bool:
@@ -61,10 +79,12 @@ class LibcstText:
         return column + len(self.removed.get(line, ""))
 
     def restore(self, fixed: str) -> str:
-        """Fixed code of ``text``, with each line's removed indentation put back."""
+        """Fixed code of ``text``, with each summarised literal and each line's removed
+        indentation put back."""
+        fixed = self._literals_back(fixed)
         if not self.removed:
             return fixed
-        before = _lines(self.text)
+        before = _lines(self._literals_back(self.text))
         after = _lines(fixed)
         restored: list[str] = []
         matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
@@ -76,11 +96,26 @@ class LibcstText:
                 restored.extend(after[new_start:new_end])
         return "".join(restored)
 
+    def _literals_back(self, fixed: str) -> str:
+        """``fixed`` with each summarised literal's own text in place of libcst's (no fix
+        reaches inside one: its elements are constants)."""
+        parts: list[str] = []
+        cursor = 0
+        for given, own in self.summarised:
+            found = fixed.find(given, cursor)
+            if found < 0:
+                raise ValueError("a fix changed a summarised literal; the file is not fixed")
+            parts += [fixed[cursor:found], own]
+            cursor = found + len(given)
+        return "".join(parts) + fixed[cursor:]
+
 
 def for_libcst(text: str, tree: ast.Module | None = None) -> LibcstText:
     """``text`` made safe for libcst; ``tree``: CPython's, parsed here when needed and absent."""
     spaced = text.count(" and ") + text.count(" or ")
-    if "\f" not in text and spaced < _SPACED_OPERATORS:
+    # A literal of more elements than that has at least as many commas.
+    many = text.count(",") >= MAX_LITERAL_ELEMENTS
+    if "\f" not in text and spaced < _SPACED_OPERATORS and not many:
         return LibcstText(text)
     if tree is None:
         try:
@@ -91,8 +126,9 @@ def for_libcst(text: str, tree: ast.Module | None = None) -> LibcstText:
     removed = _strip_form_feeds(lines, tree) if "\f" in text else {}
     chains = [node for node in ast.walk(tree) if isinstance(node, ast.BoolOp)] if spaced >= _SPACED_OPERATORS else []
     long_chains = [chain for chain in chains if len(chain.values) > MAX_BOOL_OPERANDS]
-    _elide(lines, long_chains, removed)
-    return LibcstText("".join(lines), removed, bool(long_chains))
+    literals = [node for node in _data_literals(tree) if not any(_inside(node, chain) for chain in long_chains)]
+    summarised = _replace(lines, long_chains, literals, removed)
+    return LibcstText("".join(lines), removed, bool(long_chains), summarised)
 
 
 def elide_strings(prepared: LibcstText, tree: ast.Module) -> LibcstText | None:
@@ -161,19 +197,93 @@ def _strip_form_feeds(lines: list[str], tree: ast.Module) -> dict[int, str]:
 
 
 def _elide(lines: list[str], nodes: Iterable[ast.expr], removed: Mapping[int, str]) -> None:
-    """Replace each node's text by the placeholder, keeping lines and columns. The last
-    first, so that CPython's offsets of the earlier ones on a line still hold."""
-    for node in reversed(_outermost(nodes)):
+    """Replace each node's text by the placeholder, keeping lines and columns."""
+    _replace(lines, nodes, (), removed)
+
+
+def _replace(
+    lines: list[str], elided: Iterable[ast.expr], summarised: Iterable[ast.expr], removed: Mapping[int, str]
+) -> tuple[tuple[str, str], ...]:
+    """Replace the text of each of ``elided`` by the placeholder, and of each of
+    ``summarised`` by a display of one constant (``_SUMMARIES``), keeping lines and columns.
+    The last first, so that CPython's offsets of the earlier ones on a line still hold.
+    Returns the (summary, own text) pairs of the literals summarised, in order."""
+    literals = {id(node) for node in summarised}
+    done: list[tuple[str, str]] = []
+    for node in reversed(_outermost([*elided, *summarised])):
         first, last = node.lineno, node.end_lineno or node.lineno
         start = _column(lines[first - 1], node.col_offset, removed.get(first, ""))
         end = _column(lines[last - 1], node.end_col_offset or 0, removed.get(last, ""))
-        span = [lines[number - 1] for number in range(first, last + 1)]
-        span[-1], tail = span[-1][:end], span[-1][end:]
-        head, span[0] = span[0][:start], span[0][start:]
-        blank = "".join(character if character in "\r\n" else " " for character in "".join(span))
-        text = f"({PLACEHOLDER}" + blank[len(PLACEHOLDER) + 2 :] + ")"
-        replaced = _lines(head + text + tail)
-        lines[first - 1 : last] = replaced
+        span = "".join(lines[first - 1 : last])
+        tail = len(span) - len(lines[last - 1]) + end
+        own = span[start:tail]
+        blank = "".join(character if character in "\r\n" else " " for character in own)
+        if id(node) not in literals:
+            text = f"({PLACEHOLDER}" + blank[len(PLACEHOLDER) + 2 :] + ")"
+        else:
+            opening, element, closing = _SUMMARIES[type(node)]
+            room = blank.find(" " * len(element), 1, len(blank) - 1)
+            if room < 0:
+                continue  # no line of it has room (never, for so many elements)
+            text = opening + blank[1:room] + element + blank[room + len(element) : -1] + closing
+            done.append((text, own))
+        lines[first - 1 : last] = _lines(span[:start] + text + span[tail:])
+    return tuple(reversed(done))
+
+
+def _data_literals(tree: ast.Module) -> list[ast.expr]:
+    """The outermost displays of more than ``MAX_LITERAL_ELEMENTS`` constants and nothing
+    else, whose kind one constant keeps: a tuple only of constants (one holding a list is
+    of no known kind), and not the value of an assignment that unpacks it element by
+    element (``a, b = 1, 2``), nor a subscript's (``Literal["a", "b"]``)."""
+    found: list[ast.expr] = []
+    pending: list[ast.AST] = [tree]
+    kept: set[int] = set()  # displays whose elements matter one by one
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Assign) and any(isinstance(target, (ast.Tuple, ast.List)) for target in node.targets):
+            kept.add(id(node.value))
+        elif isinstance(node, ast.Subscript):
+            kept.add(id(node.slice))
+        elif isinstance(node, ast.JoinedStr):
+            continue  # (CPython 3.11 does not always place what is inside an f-string right)
+        elif isinstance(node, tuple(_SUMMARIES)) and id(node) not in kept:
+            constants = _constants(node)
+            if constants is not None and constants[0] > MAX_LITERAL_ELEMENTS:
+                if constants[1] or not isinstance(node, ast.Tuple):
+                    found.append(node)
+                    continue
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _constants(node: ast.expr) -> tuple[int, bool] | None:
+    """How many constants a literal of nothing else holds, and whether it is immutable (no
+    list, set or dict in it); None when it holds anything else."""
+    if isinstance(node, ast.Constant):
+        return 1, True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return (1, True) if isinstance(node.operand, ast.Constant) else None
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            return None  # ``**spread``
+        elements: list[ast.expr] = [*node.keys, *node.values]  # type: ignore[list-item]
+    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        elements = node.elts
+    else:
+        return None
+    count, immutable = 0, isinstance(node, ast.Tuple)
+    for element in elements:
+        inner = _constants(element)
+        if inner is None:
+            return None
+        count, immutable = count + inner[0], immutable and inner[1]
+    return count, immutable
+
+
+def _inside(node: ast.expr, outer: ast.expr) -> bool:
+    start, end = (node.lineno, node.col_offset), (node.end_lineno or 0, node.end_col_offset or 0)
+    return (outer.lineno, outer.col_offset) <= start and end <= (outer.end_lineno or 0, outer.end_col_offset or 0)
 
 
 def _outermost(nodes: Iterable[ast.expr]) -> list[ast.expr]:
