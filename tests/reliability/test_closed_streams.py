@@ -48,21 +48,20 @@ def environment(unbuffered: bool = False) -> dict[str, str]:
     return env
 
 
-def run_with_stdout(tree: Path, stdout: int | None, *argv: str, close: int | None = None) -> tuple[int, str]:
-    """The exit status and stderr of a run whose stdout is ``stdout`` (or closed: ``close=1``)."""
+def closing(descriptor: int, argv: list[str]) -> list[str]:
+    """``argv`` run by a shell with ``descriptor`` closed, as ``aigcheck . >&-`` does."""
+    return ["sh", "-c", f'exec "$@" {descriptor}>&-', "sh", *argv]
 
-    def closing() -> None:
-        if close is not None:
-            os.close(close)
 
+def run_with_stdout(tree: Path, stdout: int | None, *argv: str, closed: bool = False) -> tuple[int, str]:
+    """The exit status and stderr of a run whose stdout is ``stdout`` (or closed)."""
     result = subprocess.run(
-        command(*argv),
+        closing(1, command(*argv)) if closed else command(*argv),
         cwd=tree,
         env=environment(),
         stdin=subprocess.DEVNULL,
         stdout=stdout,
         stderr=subprocess.PIPE,
-        preexec_fn=closing,  # noqa: PLW1509 - the test process starts no threads
         timeout=TIME_LIMIT,
         text=True,
         check=False,
@@ -90,7 +89,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tree: Path, output_format:
 
 
 def test_a_closed_stdout_is_one_line_and_exit_2(tree: Path) -> None:
-    status, stderr = run_with_stdout(tree, None, "m000.py", close=1)
+    status, stderr = run_with_stdout(tree, None, "m000.py", closed=True)
     assert status == 2
     assert stderr.count("\n") == 1
     assert stderr.startswith("aigcheck: error: cannot write to standard output: ")
@@ -112,12 +111,11 @@ ON_STDERR = ("--output-format", "json", "--statistics", "m000.py")
 
 def test_a_closed_stderr_changes_nothing(tree: Path) -> None:
     result = subprocess.run(
-        command(*ON_STDERR),
+        closing(2, command(*ON_STDERR)),
         cwd=tree,
         env=environment(),
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        preexec_fn=lambda: os.close(2),  # noqa: PLW1509
         timeout=TIME_LIMIT,
         check=False,
     )
