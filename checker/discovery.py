@@ -11,7 +11,7 @@ of it (to a virtual environment, a dependency, ``/``, or a bystander's files in 
 repository) is passed over without a word, as ruff does. Inside the tree each real
 directory is walked once, so a link loop ends with a note rather than a hang. The
 kernel's virtual file systems (``/proc``, ``/sys``, ``/dev`` and any mount of proc,
-sysfs, devtmpfs, cgroup...: :func:`virtual_file_system`) are never walked, even when
+sysfs, devtmpfs, cgroup...: :func:`checker.mounts.virtual_file_system`) are never walked, even when
 named; any other file system inside the tree is, wherever it is mounted.
 
 Problems met on the way (a directory that cannot be read, a loop, a virtual file system)
@@ -30,9 +30,9 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
 
 from checker.globs import Dialect, PatternSet
+from checker.mounts import virtual_file_system
 
 #: Directory and file names never walked into, unless named explicitly.
 DEFAULT_EXCLUDES: frozenset[str] = frozenset(
@@ -277,53 +277,6 @@ class _Tree:
         """Whether ``path``, links resolved, is inside the tree."""
         real = os.path.realpath(path)
         return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
-
-
-#: Where the kernel's virtual file systems are mounted on every Unix.
-_VIRTUAL_FOLDERS = ("/proc", "/sys", "/dev")
-#: Types of file system (as ``/proc/self/mountinfo`` names them) that hold no source and
-#: may never end: process tables, kernel objects, devices, control groups.
-_VIRTUAL_TYPES = frozenset(
-    "autofs binfmt_misc bpf cgroup cgroup2 configfs debugfs devfs devpts devtmpfs efivarfs fusectl "
-    "hugetlbfs mqueue nsfs proc pstore rpc_pipefs securityfs selinuxfs sysfs tracefs".split()
-)
-
-
-def virtual_file_system(path: str) -> str | None:
-    """Which virtual file system the directory ``path`` is on (where it is mounted, or
-    its type: ``/proc``, ``cgroup2``), or None for one that holds files. A directory on
-    one is never walked."""
-    real = os.path.realpath(path)
-    for folder in _VIRTUAL_FOLDERS:
-        if real == folder or real.startswith(folder + "/"):
-            return folder
-    try:
-        kind = _mounted_types().get(os.stat(real).st_dev)
-    except OSError:
-        return None
-    return kind if kind in _VIRTUAL_TYPES else None
-
-
-@lru_cache(maxsize=1)
-def _mounted_types() -> dict[int, str]:
-    """The type of the file system on each device, from ``/proc/self/mountinfo`` (Linux;
-    empty elsewhere). A line reads ``36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 ...``:
-    the device is the third field, the type the first after ``-``."""
-    types: dict[int, str] = {}
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as stream:
-            lines = stream.read().splitlines()
-    except OSError:
-        return types
-    for line in lines:
-        fields = line.split()
-        if "-" not in fields or len(fields) < 3 or ":" not in fields[2]:
-            continue
-        major, minor = fields[2].split(":", 1)
-        kind = fields[fields.index("-") + 1] if fields.index("-") + 1 < len(fields) else ""
-        if major.isdigit() and minor.isdigit():
-            types[os.makedev(int(major), int(minor))] = kind
-    return types
 
 
 def _not_walked(shown: str, virtual: str) -> DiscoveryProblem:

@@ -15,6 +15,7 @@ import pytest
 from processes import aigcheck, found
 from projects import write
 
+from checker.mounts import virtual_file_system
 from checker.packages import project_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="POSIX links")
@@ -99,8 +100,6 @@ def test_a_virtual_file_system_named_on_the_command_line_is_not_walked(tmp_path:
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
 def test_virtual_file_systems_are_known() -> None:
-    from checker.discovery import virtual_file_system
-
     assert virtual_file_system("/proc") is not None
     assert virtual_file_system("/proc/self/fd") is not None
     assert virtual_file_system(os.getcwd()) is None
