@@ -71,7 +71,7 @@ def wait_for(condition: object, what: str) -> None:
 def test_ctrl_c_prints_one_line_and_leaves_no_process(tree: Path, to_group: bool, command: list[str]) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     with subprocess.Popen(
-        [*command, "--no-cache", "--isolated", "--jobs", "2", "."],
+        [*command, "--no-cache", "--isolated", "--jobs", "1", "."],
         cwd=tree,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -82,8 +82,9 @@ def test_ctrl_c_prints_one_line_and_leaves_no_process(tree: Path, to_group: bool
     ) as process:
         group = process.pid
         try:
-            # The main process, and workers (and the forker) busy with the files.
-            wait_for(lambda: len(alive_in_group(group)) >= 3, "the workers to start")
+            # The main process, and its worker (and the forker) busy with the files.
+            processes = 3 if command is WITH_FORKER else 2
+            wait_for(lambda: len(alive_in_group(group)) >= processes, "the worker to start")
             (os.killpg if to_group else os.kill)(group, signal.SIGINT)
             stdout, stderr = process.communicate(timeout=TIME_LIMIT)
         finally:
