@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -144,8 +144,8 @@ class Workers:
         self.registered = registered
         self.limits = limits
         self.forker = forker
-        self._pool: Pool[tuple[bytes, Job, Options], Outcome] | None = None
-        self._alone: Alone[tuple[bytes, Job, Options], Outcome] | None = None
+        self._pool: Pool[tuple[bytes, Job, Options | _Lean], Outcome] | None = None
+        self._alone: Alone[tuple[bytes, Job, Options | _Lean], Outcome] | None = None
         #: Two passes may share the workers from two threads (see ``checker.session``).
         self._lock = threading.RLock()
 
@@ -153,23 +153,30 @@ class Workers:
     def started(self) -> bool:
         return self._pool is not None
 
-    def pool(self, wanted: int | None = None) -> Pool[tuple[bytes, Job, Options], Outcome]:
-        """The pool, started with ``wanted`` processes (at most ``count``) if there is none:
-        a run of one file needs one (the later passes use the same)."""
+    def start(self, wanted: int | None = None) -> None:
+        """Start the pool with ``wanted`` processes (at most ``count``) if there is none: a
+        run of one file needs one (the later passes use the same)."""
         with self._lock:
             if self._pool is None:
                 count = max(1, min(self.count, wanted or self.count))
                 start = partial(_start_worker, self.registered, self.limits)
                 spawn = self.forker.fork if self.forker is not None else None
                 self._pool = Pool(count, start, _work_in_worker, spawn)
-            return self._pool
+
+    def submit(self, work: tuple[bytes, Job, Options], urgent: bool = False) -> Future[Outcome]:
+        """The future outcome of ``work`` on a worker of the pool (started if need be)."""
+        self.start()
+        assert self._pool is not None
+        data, job, options = work
+        return self._pool.submit((data, job, _lean(options, self.registered)), urgent=urgent)
 
     def alone(self, work: tuple[bytes, Job, Options]) -> Outcome:
         """Check one file in a process of its own: how a file a dead worker had is retried."""
         with self._lock:
             if self._alone is None:
                 self._alone = Alone(partial(_start_worker, self.registered, self.limits), _work_in_worker, self.limits)
-            answer = self._alone.run(work)
+            data, job, options = work
+            answer = self._alone.run((data, job, _lean(options, self.registered)))
         if isinstance(answer, Unanalysable):
             _, job, _ = work
             return Outcome(unanalysable(job.display, job.codes, answer))
@@ -234,7 +241,7 @@ class _Pipeline:
         self.cache = cache
         self.index = index
         self.workers = workers
-        self.pool: Pool[tuple[bytes, Job, Options], Outcome] | None = workers.pool() if workers.started else None
+        self.sending = workers.started  # files to parse go to workers as they are read
         self.held: list[_Slot] = []  # parse work not yet sent anywhere
         self.slots: deque[_Slot] = deque()
         self.parsing = 0  # slots in ``slots`` that parse
@@ -252,8 +259,8 @@ class _Pipeline:
         slot = _Slot(work=(data, job, self.options), key=key)
         self.slots.append(slot)
         self.parsing += 1
-        if self.pool is not None:
-            slot.send(self.pool)
+        if self.sending:
+            slot.send(self.workers)
         elif self.options.contained:  # every parse is a worker's: start them while the tree is read
             self.held.append(slot)
             self._start_workers()
@@ -264,9 +271,10 @@ class _Pipeline:
         # with one worker, and not contained, the slot is checked here when its turn comes
 
     def _start_workers(self) -> None:
-        self.pool = self.workers.pool(self.files)
+        self.workers.start(self.files)
+        self.sending = True
         for waiting in self.held:
-            waiting.send(self.pool)
+            waiting.send(self.workers)
         self.held = []
 
     def finish(self) -> None:
@@ -317,10 +325,10 @@ class _Slot:
         self.parses = outcome is None
         self.future: Future[Outcome] | None = None
 
-    def send(self, pool: Pool[tuple[bytes, Job, Options], Outcome]) -> None:
+    def send(self, workers: Workers) -> None:
         assert self.work is not None
         # The work is kept until the outcome is in: a dead worker's is retried.
-        self.future = pool.submit(self.work, urgent=self.work[1].urgent)
+        self.future = workers.submit(self.work, urgent=self.work[1].urgent)
 
     def done(self) -> bool:
         return self.outcome is not None or (self.future is not None and self.future.done())
@@ -352,7 +360,7 @@ def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> 
     if cache is None or not options.cacheable:
         return candidate, ""
     registered = [repr(registration) for registration in job.elsewhere]
-    key = cache.key(candidate, job.display, job.codes, [*prefilter.aliases, *prefilter.imported, *registered])
+    key = cache.key(candidate, job.display, job.codes, [prefilter.digest, *registered])
     cached = cache.get(key)
     return cached if cached is not None else (candidate, key)
 
@@ -369,12 +377,43 @@ def _own_index() -> Callable[[], Project]:
     return index
 
 
-#: The project index of a worker process, made when it starts.
+@dataclass(frozen=True)
+class _Lean:
+    """Options as a worker is sent them with each file, less the project's registered names
+    when they are the names it started with: a generated tree registers thousands, and
+    every file's item would carry them twice (and the worker sort them out again)."""
+
+    options: Options
+
+
+def _lean(options: Options, registered: tuple[str, ...]) -> Options | _Lean:
+    """``options`` to send to workers started with ``registered``."""
+    if not registered or options.registered is not registered or options.prefilter.imported is not registered:
+        return options
+    return _Lean(replace(options, registered=(), prefilter=Prefilter(options.prefilter.aliases)))
+
+
+#: The project index of a worker process, made when it starts, and the names it started with.
 _worker_index: Project | None = None
+_worker_names: tuple[str, ...] = ()
+#: The options a worker was sent, made whole once each (their prefilters' sets with them).
+_worker_options: dict[_Lean, Options] = {}
+
+
+def _whole(sent: Options | _Lean) -> Options:
+    """The options a worker was sent, with its own registered names put back."""
+    if isinstance(sent, Options):
+        return sent
+    whole = _worker_options.get(sent)
+    if whole is None:
+        lean = sent.options
+        prefilter = Prefilter(lean.prefilter.aliases, _worker_names)
+        whole = _worker_options[sent] = replace(lean, registered=_worker_names, prefilter=prefilter)
+    return whole
 
 
 def _start_worker(registered: tuple[str, ...], limits: Limits) -> None:
-    global _worker_index
+    global _worker_index, _worker_names
     limits.apply()
     faulthandler.disable()  # a crash here is expected and reported: no dump on stderr (under pytest)
     # CPython compiles expressions nested about 2,900 deep (a long + chain); the analysis
@@ -383,14 +422,16 @@ def _start_worker(registered: tuple[str, ...], limits: Limits) -> None:
     gc.disable()  # as in the parent: see quiet_gc
     import_analysis()
     _worker_index = new_index(registered)
+    _worker_names = registered
 
 
-def _work_in_worker(item: tuple[bytes, Job, Options]) -> Outcome:
+def _work_in_worker(item: tuple[bytes, Job, Options | _Lean]) -> Outcome:
     assert _worker_index is not None, "a worker starts with _start_worker"
-    _, job, options = item
+    data, job, sent = item
+    options = _whole(sent)
     with options.limits.timed():
         try:
-            return _work(item, _worker_index)
+            return _work((data, job, options), _worker_index)
         except MemoryError:
             return Outcome(unanalysable(job.display, job.codes, options.limits.over_memory()))
 

@@ -83,6 +83,13 @@ class Prefilter:
         """``imported`` as a set, made once."""
         return frozenset(self.imported)
 
+    @cached_property
+    def digest(self) -> str:
+        """The names looked for, as a part of a cache key: sorted and hashed once, not for
+        every file."""
+        names = ",".join(sorted((*self.aliases, *self.imported)))
+        return hashlib.sha256(names.encode("utf-8", "surrogatepass")).hexdigest()
+
     @property
     def words(self) -> frozenset[str]:
         """The aliases and imported names that are runs of ``\\w`` (a pass over the text's
