@@ -43,9 +43,10 @@ lint-fixtures: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
-# The runtime guard's tests and the peer suite on the second supported torch.
+# The runtime guard's tests (its hostile-condition ones too) and the peer suite on the
+# second supported torch.
 test-2.14: $(STAMP_214)
-	$(VENV_214)/bin/python -m pytest -q -n 2 tests/runtime_guard tests/peer
+	$(VENV_214)/bin/python -m pytest -q -n 2 tests/runtime_guard tests/peer tests/reliability/test_guard_*.py
 
 test-all: test test-2.14
 

@@ -22,8 +22,3 @@ def clean_guard() -> Iterator[None]:
     rg.set_strict("off")
     rg.registry.clear_violations()
     torch._dynamo.reset()
-
-
-def codes() -> list[str]:
-    """The codes of the violations recorded so far."""
-    return [v.code for v in rg.registry.violations()]

@@ -14,7 +14,7 @@ import warnings
 import pytest
 import torch
 import torch._dynamo
-from conftest import codes
+from guard_violations import codes
 
 import runtime_guard as rg
 from runtime_guard import backend as aig

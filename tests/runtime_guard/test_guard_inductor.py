@@ -14,7 +14,7 @@ import functools
 import pytest
 import torch
 import torch._dynamo
-from conftest import codes
+from guard_violations import codes
 
 import runtime_guard as rg
 

@@ -9,7 +9,7 @@ import pickle
 import pytest
 import torch
 import torch._dynamo
-from conftest import codes
+from guard_violations import codes
 
 import runtime_guard as rg
 from runtime_guard.api import installed_allow_in_graph

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import codes
+from guard_violations import codes
 
 import runtime_guard as rg
 

@@ -8,7 +8,7 @@ import gc
 import pytest
 import settings_module as config
 import torch
-from conftest import codes
+from guard_violations import codes
 
 import runtime_guard as rg
 
