@@ -313,6 +313,8 @@ class _Targets:
         self.jobs = jobs
         self.job_for = job_for
         self._checked = {os.path.abspath(job.path): i for i, job in enumerate(jobs)}  # no syscalls
+        #: The jobs by file identity (device, inode), made at the first path not found by name.
+        self._identities: dict[tuple[int, int], int] | None = None
 
     def index(self, path: str) -> int | None:
         i = self._position(path)
@@ -322,6 +324,8 @@ class _Targets:
                 return None
             self.jobs.append(job)
             i = self._checked[path] = len(self.jobs) - 1
+            if self._identities is not None and (identity := _identity(job.path)) is not None:
+                self._identities.setdefault(identity, i)
         return i
 
     def job(self, path: str) -> Job | None:
@@ -332,7 +336,13 @@ class _Targets:
     def _position(self, path: str) -> int | None:
         i = self._checked.get(path)
         if i is None:  # a symlinked tree, or a file that was not checked
-            i = next((n for n, job in enumerate(self.jobs) if _same_file(job.path, path)), None)
+            if self._identities is None:  # one stat per job, once, however many such paths
+                self._identities = {}
+                for n, job in enumerate(self.jobs):
+                    if (identity := _identity(job.path)) is not None:
+                        self._identities.setdefault(identity, n)
+            identity = _identity(path)
+            i = self._identities.get(identity) if identity is not None else None
         return i
 
 
@@ -422,8 +432,10 @@ def _stem(path: Path) -> str:
     return path.parent.name if path.name == "__init__.py" else path.stem
 
 
-def _same_file(one: str, other: str) -> bool:
+def _identity(path: str) -> tuple[int, int] | None:
+    """The file's device and inode (what ``os.path.samefile`` compares), None if it is gone."""
     try:
-        return os.path.samefile(one, other)
+        status = os.stat(path)
     except OSError:
-        return False
+        return None
+    return status.st_dev, status.st_ino

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import cProfile
+import os
 import pickle
 import sys
 from collections import Counter
@@ -21,7 +22,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
-from projects import RULES, assert_marked
+from projects import RULES, assert_marked, run, write
 
 import checker.change_scan
 import checker.schedule
@@ -158,6 +159,46 @@ def test_what_a_worker_is_sent_for_each_file_does_not_grow_with_the_registered_n
         workers.close()
         sizes.append(len(pickle.dumps(sent[-1])))
     assert sizes[1] == sizes[0]
+
+
+def test_files_handed_registrations_through_a_linked_tree_are_found_without_a_search_of_the_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checked tree is reached through a link, so the files that registrations are
+    handed to (named by their real paths) are not found among the jobs by name: each was
+    compared with every job (two stats each), work that grew with the tree times the
+    hand-offs. Now the jobs are known by file identity, once."""
+    count = 60
+    files = {"real/pkg/__init__.py": ""}
+    for i in range(count):
+        files[f"real/pkg/d{i}.py"] = f"W{i} = 1.0\n\n\ndef helper_{i}(x):\n    return x\n"
+    imports = "".join(f"from .d{i} import helper_{i}\n" for i in range(count))
+    calls = "".join(f"torch.compiler.allow_in_graph(helper_{i})\n" for i in range(count))
+    files["real/pkg/register.py"] = f"import torch\n\n{imports}\n{calls}"
+    write(tmp_path, files)
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    stats = Counter[str]()
+    stat, position = os.stat, checker.session._Targets._position
+    inside = []
+
+    def counted_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if inside:
+            stats["stat"] += 1
+        return stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_position(self: object, path: str) -> int | None:
+        inside.append(path)
+        try:
+            return position(self, path)  # type: ignore[arg-type]
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(os, "stat", counted_stat)
+    monkeypatch.setattr(checker.session._Targets, "_position", counted_position)
+    status, _ = run("--isolated", "--no-cache", str(tmp_path / "link" / "pkg"))
+    assert status in (0, 1)
+    # One stat per job and per path looked up; before: two per job for every lookup (7,560 here).
+    assert 0 < stats["stat"] <= 4 * (count + 2), stats
 
 
 def _pattern_calls(work: Callable[[], object]) -> int:
