@@ -297,12 +297,17 @@ class Session:
 
 def _handoffs(outcomes: Iterable[Outcome]) -> dict[str, list[Elsewhere]]:
     """The registrations the outcomes hand to each defining file, in the order found."""
-    wanted: dict[str, list[Elsewhere]] = {}
+    wanted: dict[str, dict[Elsewhere, None]] = {}
     for outcome in outcomes:
-        for path, registration in outcome.links.handoffs:
-            if registration not in wanted.setdefault(path, []):
-                wanted[path].append(registration)
-    return wanted
+        _gather(wanted, outcome)
+    return {path: list(registrations) for path, registrations in wanted.items()}
+
+
+def _gather(wanted: dict[str, dict[Elsewhere, None]], outcome: Outcome) -> None:
+    """Add the registrations ``outcome`` hands over to ``wanted`` (path -> registrations, in
+    the order found: a dict keeps each once without comparing it with every other)."""
+    for path, registration in outcome.links.handoffs:
+        wanted.setdefault(path, {})[registration] = None
 
 
 class _Targets:
@@ -356,18 +361,17 @@ class _EarlyHandoffs:
     def __init__(self, targets: _Targets, begin: Callable[[list[Job]], Future[list[Outcome]]] | None) -> None:
         self.targets = targets
         self.begin = begin
-        self._found: list[Outcome] = []
+        self._wanted: dict[str, dict[Elsewhere, None]] = {}
         self._begun: dict[Job, Future[list[Outcome]]] = {}
 
     def note(self, outcome: Outcome) -> None:
         if self.begin is None or not outcome.links.handoffs:
             return
-        self._found.append(outcome)
-        wanted = _handoffs(self._found)
-        for path, _ in outcome.links.handoffs:
+        _gather(self._wanted, outcome)
+        for path in dict.fromkeys(path for path, _ in outcome.links.handoffs):  # each file once
             job = self.targets.job(path)
             if job is not None:
-                job = replace(job, elsewhere=tuple(wanted[path]))
+                job = replace(job, elsewhere=tuple(self._wanted[path]))
                 if job not in self._begun:
                     self._begun[job] = self.begin([job])
 

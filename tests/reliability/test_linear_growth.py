@@ -201,6 +201,38 @@ def test_files_handed_registrations_through_a_linked_tree_are_found_without_a_se
     assert 0 < stats["stat"] <= 4 * (count + 2), stats
 
 
+def test_many_registrations_handed_to_one_file_are_gathered_once_each(tmp_path: Path) -> None:
+    """register.py registers 1,500 functions of kernels.py: each registration handed over was
+    compared with every one gathered before it (a list), and the early check of kernels.py
+    was remade for every one of them."""
+    count = 1_500
+    # f0 reads a tensor of its module: AIG301 there, found only through the hand-off.
+    kernels = "import torch\n\nW = torch.ones(3)\n\n\ndef f0(x):\n    return x * W\n\n\n"
+    kernels += "".join(f"def f{i}(x):\n    return x\n\n\n" for i in range(1, count))
+    imports = "".join(f"from .kernels import f{i}\n" for i in range(count))
+    calls = "".join(f"torch.compiler.allow_in_graph(f{i})\n" for i in range(count))
+    write(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/kernels.py": kernels, "pkg/register.py": f"import torch\n\n{imports}\n{calls}"},
+    )
+    profile = cProfile.Profile()
+    profile.enable()
+    status, findings = run("--isolated", "--no-cache", str(tmp_path / "pkg"))
+    profile.disable()
+    profile.create_stats()
+    assert status == 1
+    assert [(Path(finding.path).name, finding.line, finding.code) for finding in findings] == [
+        ("kernels.py", 7, "AIG301")
+    ]
+    compared = sum(
+        stat[1]
+        for (filename, _, name), stat in profile.stats.items()  # type: ignore[attr-defined]
+        if name == "__eq__" and "dataclasses" not in filename
+    )
+    # Before: about count**2 comparisons of registrations (2,248,500 here).
+    assert compared <= 10 * count, f"{compared} comparisons of registrations"
+
+
 def _pattern_calls(work: Callable[[], object]) -> int:
     """How many searches ``work()`` makes with compiled patterns (cProfile counts the
     calls of C methods exactly, whatever the machine's load)."""
