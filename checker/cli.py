@@ -11,8 +11,8 @@ configuration error or when the checker itself failed on a file (the other files
 still checked and every finding is still printed), or when stdout cannot be written
 (closed, full: one line on stderr). ``--exit-zero`` turns 1 into 0. A reader of stdout
 that goes away (``aigcheck . | head -1``) ends the run quietly with 141, as a shell
-reports a command ended by SIGPIPE. Ctrl-C ends it with one line and 130
-(:mod:`checker.interrupts`).
+reports a command ended by SIGPIPE. Ctrl-C ends it with one line and 130, SIGTERM
+with one line and 143 (:mod:`checker.interrupts`).
 
 Findings go to stdout; warnings, notes and internal errors go to stderr, so a machine
 format (``json``, ``sarif``, ``github``) leaves stdout parseable: with one, what the
@@ -33,7 +33,7 @@ from checker.cache import CACHE_DIR_NAME
 from checker.config import ConfigError
 from checker.discovery import MissingPathError
 from checker.findings import Severity
-from checker.interrupts import EXIT_INTERRUPTED, INTERRUPTED, interruptible
+from checker.interrupts import ending, interruptible
 from checker.options import RunOptions
 from checker.reporters import REPORTERS
 from checker.reporters.base import escape_controls
@@ -51,9 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with interruptible():
         try:
             return _main(argv)
-        except KeyboardInterrupt:
-            write(sys.stderr, INTERRUPTED)
-            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as interrupt:
+            line, status = ending(interrupt)
+            write(sys.stderr, line)
+            return status
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -101,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Check Python code against the torch.compiler.allow_in_graph contract.",
         epilog="Exit status: 0 clean, 1 findings at or above --fail-on (default: warning), "
-        "2 usage, configuration or internal error, 130 interrupted, 141 the reader of stdout went away. Settings are read from [tool.aigcheck] "
+        "2 usage, configuration or internal error, 130 interrupted, 143 terminated, 141 the reader of stdout went away. Settings are read from [tool.aigcheck] "
         "in the nearest pyproject.toml; options override them.",
     )
     parser.add_argument(

@@ -210,8 +210,10 @@ def fork_here(start: Callable[[], None], work: Callable[[Item], Result]) -> Work
 def serve(connection: Connection, start: Callable[[], None], work: Callable[[object], object]) -> None:
     """A worker's life: ``start()``, then answer each item with ``(True, result)``, or
     ``(False, exception)`` when ``work`` raised, until it is sent None or the line closes.
-    Ctrl-C ends it quietly, as it ends the run (the forker's workers inherit the same)."""
+    Ctrl-C and SIGTERM end it quietly, as they end the run, and not through the handler a
+    worker forked from the main process inherits (the forker's workers inherit the same)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     start()
     try:
         while (item := connection.recv()) is not None:

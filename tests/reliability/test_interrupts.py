@@ -2,7 +2,9 @@
 process of the run left behind (issue 19): it printed a 29-line traceback, and a worker
 could go on checking after the run had gone. A terminal sends SIGINT to the whole process
 group; ``kill -INT`` to the main process only: both are tried, on a tree large enough
-that its workers are busy when the signal comes."""
+that its workers are busy when the signal comes. SIGTERM (``timeout``, a CI runner
+cancelling a job) ends it the same way, with ``aigcheck: terminated`` and 143: before,
+the main process died at once and its workers went on with their files."""
 
 from __future__ import annotations
 
@@ -66,9 +68,16 @@ def wait_for(condition: object, what: str) -> None:
         time.sleep(0.05)
 
 
+#: Each signal, and the line and exit status it ends the run with.
+ENDINGS = {signal.SIGINT: ("aigcheck: interrupted\n", 130), signal.SIGTERM: ("aigcheck: terminated\n", 143)}
+
+
 @pytest.mark.parametrize("to_group", [True, False], ids=["process-group", "main-process"])
 @pytest.mark.parametrize("command", [WITH_FORKER, WITHOUT_FORKER], ids=["forker", "no-forker"])
-def test_ctrl_c_prints_one_line_and_leaves_no_process(tree: Path, to_group: bool, command: list[str]) -> None:
+@pytest.mark.parametrize("number", list(ENDINGS), ids=lambda number: signal.Signals(number).name)
+def test_a_signal_prints_one_line_and_leaves_no_process(
+    tree: Path, to_group: bool, command: list[str], number: signal.Signals
+) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     with subprocess.Popen(
         [*command, "--no-cache", "--isolated", "--jobs", "1", "."],
@@ -85,10 +94,11 @@ def test_ctrl_c_prints_one_line_and_leaves_no_process(tree: Path, to_group: bool
             # The main process, and its worker (and the forker) busy with the files.
             processes = 3 if command is WITH_FORKER else 2
             wait_for(lambda: len(alive_in_group(group)) >= processes, "the worker to start")
-            (os.killpg if to_group else os.kill)(group, signal.SIGINT)
+            (os.killpg if to_group else os.kill)(group, number)
             stdout, stderr = process.communicate(timeout=TIME_LIMIT)
         finally:
             if alive_in_group(group):
                 os.killpg(group, signal.SIGKILL)
-    assert (process.returncode, stderr, stdout) == (130, "aigcheck: interrupted\n", "")
+    line, status = ENDINGS[number]
+    assert (process.returncode, stderr, stdout) == (status, line, "")
     wait_for(lambda: not alive_in_group(group), "every process of the run to end")
