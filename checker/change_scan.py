@@ -74,14 +74,15 @@ class ChangeScans:
         prefilter = _Prefilter(exposed, project_root(module))
         where: tuple[str, Found] | None = None
         consulted = [(str(path), hashlib.sha256(data).hexdigest()) for path, data in reexporting]
-        for path, data in files.spelling(prefilter.names, prefilter.modules, also=module):
-            mine = path == module
+        for named, data in files.spelling(prefilter.names, prefilter.modules, also=str(module)):
+            mine = named == str(module)
             if mine and not own:
                 continue
             if not mine and not prefilter.may_change(data):
                 continue
+            path = Path(named)
             if path not in exposed:
-                consulted.append((str(path), hashlib.sha256(data).hexdigest()))
+                consulted.append((named, hashlib.sha256(data).hexdigest()))
             if where is not None:
                 continue
             tree = _parsed(data)
@@ -91,7 +92,7 @@ class ChangeScans:
                 changes(tree, module, name, exposed, own=mine, rebinding=rebinding, module_of=_resolver(path)), None
             )
             if found is not None:
-                where = (str(path), found)
+                where = (named, found)
         root = project_root(module)
         project = (str(root), self._trees[root]) if root is not None and root in self._trees else None
         return Scanned(where, tuple(consulted), project)
@@ -99,11 +100,12 @@ class ChangeScans:
     def _project(self, module: Path) -> _Texts:
         root = project_root(module)
         if root is None:
-            return _Texts([(module, _read(module))])
+            return _Texts((str(module),), (_read(module),))
         if root not in self._files:
             listed = list(project_files(root, self.skip))
-            texts = self._files[root] = _Texts([(path.resolve(), _read(path)) for path in listed])
-            self._trees[root] = tree_digest(root, zip(listed, (data for _, data in texts.files), strict=True))
+            datas = tuple(_read(path) for path in listed)
+            self._files[root] = _Texts(tuple(str(path.resolve()) for path in listed), datas)
+            self._trees[root] = tree_digest(root, zip(listed, datas, strict=True))
         return self._files[root]
 
 
@@ -118,28 +120,31 @@ _WORD = re.compile(rb"\w+")
 
 class _Texts:
     """The files of one project (real path, bytes) in a stable order, and which of them
-    spell a word (:meth:`spelling`)."""
+    spell a word (:meth:`spelling`). Kept as tuples of strings and bytes, which the cyclic
+    collector does not track: a worker keeps them for its life, and its full collections
+    (which free dropped modules) would otherwise cost more the larger the tree."""
 
-    def __init__(self, files: list[tuple[Path, bytes]]) -> None:
-        self.files = files
-        self._positions = {path: position for position, (path, _) in enumerate(files)}
+    def __init__(self, paths: tuple[str, ...], datas: tuple[bytes, ...]) -> None:
+        self.paths = paths
+        self.datas = datas
+        self._positions = {path: position for position, path in enumerate(paths)}
         self._searches = 0
         self._words: dict[bytes, tuple[int, ...]] | None = None
 
     def spelling(
-        self, names: Sequence[bytes], alongside: Sequence[bytes], also: Path | None = None
-    ) -> Iterable[tuple[Path, bytes]]:
-        """The files that may spell one of ``names`` and one of ``alongside`` as whole words,
-        in order, and ``also`` (the caller still tests each text: a file that does not may be
-        among them)."""
+        self, names: Sequence[bytes], alongside: Sequence[bytes], also: str | None = None
+    ) -> Iterable[tuple[str, bytes]]:
+        """The files (real path, bytes) that may spell one of ``names`` and one of
+        ``alongside`` as whole words, in order, and ``also`` (the caller still tests each
+        text: a file that does not may be among them)."""
         words = self._index([*names, *alongside])
         if words is None:
-            return self.files
+            return zip(self.paths, self.datas, strict=True)
         positions = {position for name in names for position in words.get(name, ())}
         positions &= {position for word in alongside for position in words.get(word, ())}
         if also is not None and also in self._positions:
             positions.add(self._positions[also])
-        return [self.files[position] for position in sorted(positions)]
+        return [(self.paths[position], self.datas[position]) for position in sorted(positions)]
 
     def _index(self, names: Sequence[bytes]) -> dict[bytes, tuple[int, ...]] | None:
         """The index of the files' words, once enough questions have been asked (None before,
@@ -151,7 +156,7 @@ class _Texts:
             if self._searches <= SCANS_BEFORE_INDEX:
                 return None
             found: dict[bytes, list[int]] = {}
-            for position, (_, data) in enumerate(self.files):
+            for position, data in enumerate(self.datas):
                 for word in set(_WORD.findall(data)):
                     found.setdefault(word, []).append(position)
             # Tuples of ints: the collector stops tracking them (lists would be rescanned by every full collection).
@@ -173,11 +178,12 @@ def _reexports(files: _Texts, module: Path, name: str) -> tuple[dict[Path, set[s
         package = source.name == "__init__.py"
         needles = (bound.encode(), _stem(source).encode(errors="surrogateescape"))
         line = _from_import_line(_stem(source), bound, bare_relative=package)
-        for path, data in files.spelling(needles[:1], [needles[1], *([b"from"] if package else [])]):
-            if path == source or needles[0] not in data:
+        for named, data in files.spelling(needles[:1], [needles[1], *([b"from"] if package else [])]):
+            if named == str(source) or needles[0] not in data:
                 continue
             if not (needles[1] in data or package and b"from ." in data) or not line.search(data):
                 continue
+            path = Path(named)
             tree = _parsed(data)
             found = _reexported_as(tree, path, source, bound) if tree is not None else set()
             new = found - exposed.get(path, set())

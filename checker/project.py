@@ -66,7 +66,7 @@ class Project:
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
         self._outlines = Outlines(_MAX_MODULES * 4)
         self._module_files: dict[tuple[str, str], str | None] = {}
-        self._registered: dict[tuple[str, str], Target | None] = {}
+        self._registered: dict[tuple[str, str], tuple[Path, str] | None] = {}
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
         self._consulted: dict[str, dict[str, str]] = {}
@@ -276,16 +276,24 @@ class Project:
         self._look(importer, qualified)
         key = (importer, qualified)
         if key not in self._registered:
-            self._registered[key] = self._registered_target(importer, qualified)
-        return self._registered[key]
+            self._registered[key] = self._registered_at(importer, qualified)
+        where = self._registered[key]
+        # The target is taken from the module's facts each time, never kept here: it would
+        # keep them alive after the bounded cache of parsed modules let them go.
+        return None if where is None else self._target_at(*where)
 
-    def _registered_target(self, importer: str, qualified: str) -> Target | None:
+    def _registered_at(self, importer: str, qualified: str) -> tuple[Path, str] | None:
+        """Where an imported name is defined, if a registration plausibly applies to it there
+        (CPython's outline says; no libcst parse)."""
         where = self._outlines.defined_at(importer, qualified)
         if where is None:
             return None
         path, name = where
         if not self._outlines.mentions_api(path) or name not in self._outlines.of(path).registered:
-            return None  # no registration plausibly applies to it there: no libcst parse
+            return None
+        return where
+
+    def _target_at(self, path: Path, name: str) -> Target | None:
         facts = self.facts(path, require_api=False)
         if facts is None:
             return None

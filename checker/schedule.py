@@ -421,6 +421,9 @@ def _start_worker(registered: tuple[str, ...], limits: Limits) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), WORKER_RECURSION_LIMIT))
     gc.disable()  # as in the parent: see quiet_gc
     import_analysis()
+    # What the worker starts with stays for its life: out of the full collections that free
+    # dropped modules (``Project``), which then go over only the work in hand.
+    gc.freeze()
     _worker_index = new_index(registered)
     _worker_names = registered
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import ast
 import cProfile
+import gc
 import os
 import pickle
 import sys
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -27,11 +29,16 @@ from projects import RULES, assert_marked, run, write
 import checker.change_scan
 import checker.schedule
 import checker.session
+from checker.change_scan import ChangeScans
+from checker.containment import DEFAULT_LIMITS
+from checker.discovery import DEFAULT_EXCLUDES
 from checker.engine import check_path
+from checker.facts.scopes import Scope
 from checker.mentions import may_register
+from checker.pool import Pool
 from checker.project import Project
-from checker.reverse_scan import text_registrations
-from checker.schedule import Job, Options, Workers
+from checker.reverse_scan import registered_in, text_registrations
+from checker.schedule import Job, Options, Workers, check_one
 from checker.session import Session
 from checker.source import Prefilter
 
@@ -231,6 +238,70 @@ def test_many_registrations_handed_to_one_file_are_gathered_once_each(tmp_path: 
     )
     # Before: about count**2 comparisons of registrations (2,248,500 here).
     assert compared <= 10 * count, f"{compared} comparisons of registrations"
+
+
+def test_the_files_a_project_scan_keeps_add_nothing_to_each_collection(tmp_path: Path) -> None:
+    """A worker keeps every file of the project for the questions about changes, and frees
+    dropped modules by full collections, one every 16 modules: were the files kept as
+    objects the collector tracks (a path object, its parts, a pair), each collection would
+    cost more as the tree grows, and their number grows with it too."""
+    tracked = []
+    for files in (400, 800):
+        root = tmp_path / str(files)
+        pathological.project_tree(root, files, every=10)
+        module = root / "proj" / "sub0" / "m0.py"
+        gc.collect()
+        before = len(gc.get_objects())
+        scans = ChangeScans(DEFAULT_EXCLUDES)
+        for question in range(checker.change_scan.SCANS_BEFORE_INDEX + 2):  # the index made too
+            scans.change(module, f"NAME_{question}", own=True, rebinding=False)
+        gc.collect()
+        tracked.append(len(gc.get_objects()) - before)
+        del scans
+    # Before: three more per file (1,200 more at 800 files than at 400).
+    assert tracked[1] - tracked[0] < 50, tracked
+
+
+def test_a_worker_keeps_a_bounded_number_of_modules_however_many_files_call_registered_functions(
+    tmp_path: Path,
+) -> None:
+    """Each call of a function registered in another module is judged against that
+    registration. The answer was kept per (caller, name) for the worker's life, and with
+    it the registering module's facts (scopes, syntax tree) after the bounded cache of
+    parsed modules had let the module go: memory, and the cost of every full collection,
+    grew with the tree."""
+    alive = []
+    for files in (600, 1_200):
+        root = tmp_path / str(files)
+        pathological.project_tree(root, files, every=10)
+        paths = sorted(path for path in root.rglob("*.py") if b"reg_" in path.read_bytes())
+        names = tuple(sorted(set().union(*(registered_in(path.read_bytes()) for path in paths))))
+        index = Project(frozenset(names))
+        options = Options(prefilter=Prefilter((), names), registered=names)
+        codes = tuple(rule.code for rule in RULES)
+        for path in paths:
+            outcome = check_one(path.read_bytes(), Job(str(path), str(path), codes), options, index)
+            assert outcome.report.internal_error is None
+        del outcome
+        gc.collect()
+        alive.append(sum(type(thing) is Scope for thing in gc.get_objects()))
+        del index
+    # Before: 120 more scopes alive at 1,200 files than at 600 (288 and 408).
+    assert alive[1] - alive[0] < 50, alive
+
+
+def test_a_worker_leaves_what_it_starts_with_out_of_its_collections() -> None:
+    """What a worker imported and inherited stays for its life: frozen out of the full
+    collections that free dropped modules, which then cost only the live work."""
+    pool: Pool[int, int] = Pool(1, partial(checker.schedule._start_worker, (), DEFAULT_LIMITS), _frozen)
+    try:
+        assert pool.submit(0).result(timeout=120) > 1_000
+    finally:
+        pool.shutdown()
+
+
+def _frozen(_: int) -> int:
+    return gc.get_freeze_count()
 
 
 def _pattern_calls(work: Callable[[], object]) -> int:
