@@ -44,6 +44,9 @@ class Proc:
     wall: float = 0.0
     cpu: float = 0.0
     rss_mb: float = 0.0
+    #: The largest sum of the RSS of the child and every process of its session at one moment
+    #: (sampled every 50 ms; ``run_child(group_rss=True)`` only).
+    group_rss_mb: float = 0.0
     rc: int | None = None
     other_busy: float | None = None
     timed_out: bool = False
@@ -99,10 +102,20 @@ class Series:
         return problems[0] if problems else None if self.runs else "not run"
 
 
-def run_child(argv: Sequence[str], *, cwd: Path, timeout: float | None = None, ok_codes: Sequence[int] = (0,)) -> Proc:
+def run_child(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    timeout: float | None = None,
+    ok_codes: Sequence[int] = (0,),
+    group_rss: bool = False,
+    env: dict[str, str] | None = None,
+) -> Proc:
     """Run ``argv`` and measure it with ``wait4``: the rusage of that child and its reaped workers.
 
-    The child gets a session of its own so that a timeout ends its workers too.
+    The child gets a session of its own so that a timeout ends its workers too; with
+    ``group_rss``, the RSS of that whole session is sampled too. ``env``: added to the
+    environment.
     """
     out_path, err_path, rss_path = (cwd / f".child-{os.getpid()}.{kind}" for kind in ("out", "err", "rss"))
     rss_path.unlink(missing_ok=True)
@@ -113,11 +126,18 @@ def run_child(argv: Sequence[str], *, cwd: Path, timeout: float | None = None, o
         start = time.perf_counter()
         try:
             child = subprocess.Popen(
-                list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+                list(argv),
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                env={**os.environ, **env} if env else None,
             )
         except OSError as error:
             return Proc(error=f"cannot start {argv[0]}: {error.strerror or error}")
         fired = threading.Event()
+        sampler = _GroupRss(child.pid) if group_rss else None
 
         def expire() -> None:
             fired.set()
@@ -128,12 +148,14 @@ def run_child(argv: Sequence[str], *, cwd: Path, timeout: float | None = None, o
             timer.start()
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
+        group_peak = sampler.stop() if sampler is not None else 0.0
         busy_after = _busy_seconds()
         if timer:
             timer.cancel()
         child.returncode = os.waitstatus_to_exitcode(status)
         _kill_group(child.pid)  # workers left behind by a killed or careless parent
     proc = Proc(wall=wall, cpu=usage.ru_utime + usage.ru_stime, rss_mb=_peak_kb(rss_path, usage.ru_maxrss) / 1024)
+    proc.group_rss_mb = group_peak
     if busy_before is not None and busy_after is not None and wall > 0:
         # Everything the CPUs did meanwhile, less this child's share: other sessions' tests skew timings.
         other = busy_after - busy_before - proc.cpu
@@ -149,6 +171,43 @@ def run_child(argv: Sequence[str], *, cwd: Path, timeout: float | None = None, o
     for path in (out_path, err_path, rss_path):
         path.unlink(missing_ok=True)
     return proc
+
+
+class _GroupRss:
+    """The peak of the summed RSS of the processes of one session (Linux ``/proc``), sampled
+    from a thread: the checker's main process, its forker and its workers together."""
+
+    def __init__(self, session: int, interval: float = 0.05) -> None:
+        self.session = session
+        self.interval = interval
+        self.peak = 0.0
+        self._done = threading.Event()
+        self._page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> float:
+        """The peak in MB."""
+        self._done.set()
+        self._thread.join()
+        return self.peak / (1024 * 1024)
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.interval):
+            self.peak = max(self.peak, self._now())
+
+    def _now(self) -> float:
+        total = 0
+        for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue  # gone meanwhile
+            if len(fields) > 21 and int(fields[3]) == self.session:
+                total += int(fields[21]) * self._page
+        return total
 
 
 def _peak_kb(rss_path: Path, fallback: int) -> int:

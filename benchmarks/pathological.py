@@ -112,12 +112,11 @@ def _registered_def(i: int) -> str:
 
 
 def data_literal(size: int) -> str:
-    """A data file of about ``size`` bytes: a module-level list of one-digit numbers, twenty
-    to a line, and one registered function reading ``W`` (and the list)."""
-    count = max(size // 3, 1)
-    rows = "".join(
-        "    " + ", ".join(str((i + k) % 10) for k in range(min(20, count - i))) + ",\n" for i in range(0, count, 20)
-    )
+    """A data file of about ``size`` bytes: a module-level list of one-digit numbers, forty
+    to a line as a generator writes them (``0,1,2,``), and one registered function reading
+    ``W`` (and the list)."""
+    count = max(size // 2, 1)
+    rows = "".join(",".join(str((i + k) % 10) for k in range(min(40, count - i))) + ",\n" for i in range(0, count, 40))
     return (
         HEADER
         + "DATA = [\n"
