@@ -44,6 +44,7 @@ from checker.engine import FileReport, Outcome
 from checker.findings import Finding, Severity
 from checker.links import ABSENT, Elsewhere, Links, Place, Registrar, Via
 from checker.packages import project_files, tree_digest
+from checker.source import bytes_or_none, file_digest
 
 T = TypeVar("T")
 
@@ -249,28 +250,20 @@ def changed(consulted: dict[str, str], trees: dict[str, str] | None = None) -> b
             if trees[name] != digest:
                 return True
             continue
-        present = os.path.isfile(name)  # (a FIFO there now would block a read)
+        present = os.path.isfile(name)
         if digest == ABSENT or not present:
             if present == (digest == ABSENT):  # appeared, or went away
                 return True
             continue
-        try:
-            data = Path(name).read_bytes()
-        except OSError:
-            return True
-        if hashlib.sha256(data).hexdigest() != digest:
+        # Read without waiting: a FIFO swapped in since the look above is a change.
+        if file_digest(name) != digest:
             return True
     return False
 
 
 def _tree_digest(root: Path) -> str:
-    def read(path: Path) -> bytes:
-        try:
-            return path.read_bytes()
-        except OSError:
-            return b""
-
-    return tree_digest(root, ((path, read(path)) for path in project_files(root, DEFAULT_EXCLUDES)))
+    """The digest :mod:`checker.change_scan` records for the project at ``root``."""
+    return tree_digest(root, ((path, bytes_or_none(path)) for path in project_files(root, DEFAULT_EXCLUDES)))
 
 
 def _relative(path: str, root: str) -> str:

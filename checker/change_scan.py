@@ -25,7 +25,7 @@ from checker.change_walk import Exposed, Found, Resolve, changes
 from checker.facts.scopes import MUTATING_METHODS
 from checker.mentions import top_level
 from checker.packages import module_file, project_files, project_root, tree_digest
-from checker.source import decode_source, python_gate, read_source
+from checker.source import bytes_or_none, decode_source, python_gate
 
 #: How many modules deep re-exports of a name are followed.
 _MAX_REEXPORTS = 8
@@ -100,10 +100,10 @@ class ChangeScans:
     def _project(self, module: Path) -> _Texts:
         root = project_root(module)
         if root is None:
-            return _Texts((str(module),), (_read(module),))
+            return _Texts((str(module),), (bytes_or_none(module),))
         if root not in self._files:
             listed = list(project_files(root, self.skip))
-            datas = tuple(_read(path) for path in listed)
+            datas = tuple(bytes_or_none(path) for path in listed)
             self._files[root] = _Texts(tuple(str(path.resolve()) for path in listed), datas)
             self._trees[root] = tree_digest(root, zip(listed, datas, strict=True))
         return self._files[root]
@@ -281,15 +281,6 @@ def _from_import_line(stem: str, name: str, *, bare_relative: bool) -> re.Patter
         source = rb"(?:" + source + rb"|\.+)"
     names = rb"(?:\([^)]*?|[^\n(]*?)(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])"
     return re.compile(rb"(?m)^[ \t]*from[ \t]+" + source + rb"[ \t]+import\b" + names)
-
-
-def _read(path: Path) -> bytes:
-    """The file's bytes; none when it cannot be read, is not a regular file (a FIFO put there
-    is never waited on) or is over the analysis limit."""
-    try:
-        return read_source(path) or b""
-    except OSError:
-        return b""
 
 
 def _parsed(data: bytes) -> ast.Module | None:

@@ -177,6 +177,15 @@ def read_source(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
     return None if read > limit else b"".join(chunks)
 
 
+def bytes_or_none(path: str | Path) -> bytes:
+    """The file's bytes, as a project's digest takes them: none when it cannot be read, is
+    not a regular file (a FIFO put there is never waited on) or is over the analysis limit."""
+    try:
+        return read_source(path) or b""
+    except OSError:
+        return b""
+
+
 def file_digest(path: str | Path) -> str | None:
     """sha256 of the bytes of the regular file at ``path`` (read in chunks, whatever its
     size), or None when it is not one or cannot be read."""

@@ -10,15 +10,19 @@ refuse what is not a regular file, and the checked files keep their findings.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from processes import REPO, aigcheck, found
 from projects import write
+
+from checker import cache
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
@@ -118,3 +122,27 @@ def test_a_walked_tree_whose_module_was_swapped(swapped: Path) -> None:
     assert {code for path, code in findings if path != "pkg/a.py"} <= {"AIG900"}
     assert "Traceback" not in result.stderr
     assert all(finding["code"] != "AIG900" or finding["path"] != "pkg/a.py" for finding in json.loads(result.stdout))
+
+
+@pytest.mark.parametrize("swap", sorted(SWAPS))
+def test_a_cached_entry_whose_dependency_was_swapped_is_a_miss(
+    tmp_path: Path, swap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm run checks each cached entry's dependencies before it uses the entry: one
+    swapped since (looked at as a file a moment before) is a miss, never a wait."""
+    dependency = tmp_path / "b.py"
+    dependency.write_text("SCALE = 2.0\n", encoding="utf-8")
+    consulted = {str(dependency): hashlib.sha256(dependency.read_bytes()).hexdigest()}
+    assert not cache.changed(consulted)
+    SWAPS[swap](dependency)
+    monkeypatch.setattr(cache.os.path, "isfile", lambda path: True)
+    answer: list[bool] = []
+    thread = threading.Thread(target=lambda: answer.append(cache.changed(consulted)), daemon=True)
+    thread.start()
+    thread.join(5)  # a read of a regular file takes microseconds; one of a FIFO, forever
+    waited = thread.is_alive()
+    if waited and swap == "a-fifo":
+        os.close(os.open(dependency, os.O_WRONLY | os.O_NONBLOCK))  # a writer: the read ends
+        thread.join(LIMIT)
+    assert not waited
+    assert answer == [True]
