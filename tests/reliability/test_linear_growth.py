@@ -60,14 +60,14 @@ class _Searched(bytes):
 def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Make every file the project scans read as ``_Searched`` bytes; the counts, per file."""
     counts: Counter[str] = Counter()
-    read = checker.change_scan._read
+    read = checker.change_scan.bytes_or_none
 
     def counted(path: Path) -> bytes:
         data = _Searched(read(path))
         data.counts, data.path = counts, str(path)
         return data
 
-    monkeypatch.setattr(checker.change_scan, "_read", counted)
+    monkeypatch.setattr(checker.change_scan, "bytes_or_none", counted)
     return counts
 
 
