@@ -65,8 +65,15 @@ def interruptible() -> Iterator[None]:
 class _Handler:
     def __init__(self) -> None:
         self.interrupted = False
+        self.process = os.getpid()
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self.process:
+            # A child forked from the run (the forker, a worker) stopped before it set its
+            # own handlers: it ends as the signal's default action ends it, quietly.
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         stop_workers()
         interrupt = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
         if self.interrupted:  # the second signal: no more waiting

@@ -102,3 +102,29 @@ def test_a_signal_prints_one_line_and_leaves_no_process(
     line, status = ENDINGS[number]
     assert (process.returncode, stderr, stdout) == (status, line, "")
     wait_for(lambda: not alive_in_group(group), "every process of the run to end")
+
+
+@pytest.mark.parametrize("number", list(ENDINGS), ids=lambda number: signal.Signals(number).name)
+def test_a_child_forked_before_it_set_its_handlers_ends_quietly(number: signal.Signals) -> None:
+    """The forker and the workers set their own handlers first thing, but a signal can come
+    before that (a run that ends at once stops its forker as it starts): the run's handler
+    they inherited ends them as the signal's default does, with no traceback."""
+    from checker.interrupts import interruptible
+
+    read, written = os.pipe()
+    with interruptible():
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child
+            os.close(read)
+            os.dup2(written, 2)
+            os.write(written, b"\0")  # started (a signal before CPython's after-fork step is lost)
+            time.sleep(TIME_LIMIT)
+            os._exit(0)
+        os.close(written)
+        assert os.read(read, 1) == b"\0"
+        os.kill(child, number)
+        _, status = os.waitpid(child, 0)
+    with os.fdopen(read, "rb") as stream:
+        said = stream.read()
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == number
+    assert said == b""
