@@ -25,15 +25,14 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from checker.source import NotRegularFile, read_source, regular_digest
+
 _AT = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-#: Opened so that a FIFO or a device where a file was is never waited on.
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 _CREATE_FLAGS = (
     os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 )
-_CHUNK = 1024 * 1024
 
 
 class ChangedMeanwhile(Exception):
@@ -124,15 +123,8 @@ class Folder:
         for anything else, or for a file over ``limit`` bytes."""
         if self.descriptor is None and os.path.islink(self._name(name)):
             raise OSError(errno.ELOOP, "a symbolic link", name)
-        descriptor = os.open(self._name(name), _READ_FLAGS | _NOFOLLOW, dir_fd=self.descriptor)
-        try:
-            status = os.fstat(descriptor)
-            if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
-                raise OSError(errno.EINVAL, "not a regular file of a sane size", name)
-            data = _read_all(descriptor, limit + 1)
-        finally:
-            os.close(descriptor)
-        if len(data) > limit:
+        data = read_source(self._name(name), limit, dir_fd=self.descriptor, follow=False)
+        if data is None:
             raise OSError(errno.EFBIG, "larger than the limit", name)
         return data
 
@@ -190,27 +182,9 @@ class Folder:
     def _digest(self, name: str) -> str | None:
         """The digest of the file ``name`` now (None when it is gone or not a regular file)."""
         try:
-            descriptor = os.open(self._name(name), _READ_FLAGS, dir_fd=self.descriptor)
-        except FileNotFoundError:
+            return regular_digest(self._name(name), dir_fd=self.descriptor)
+        except (FileNotFoundError, NotRegularFile):
             return None
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                return None
-            hashed = hashlib.sha256()
-            while chunk := os.read(descriptor, _CHUNK):
-                hashed.update(chunk)
-        finally:
-            os.close(descriptor)
-        return hashed.hexdigest()
-
-
-def _read_all(descriptor: int, limit: int) -> bytes:
-    chunks = []
-    size = 0
-    while size < limit and (chunk := os.read(descriptor, min(_CHUNK, limit - size))):
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def _write_all(descriptor: int, data: bytes) -> None:

@@ -153,16 +153,25 @@ def read_candidate(path: Path, prefilter: Prefilter = API_ONLY) -> bytes | Unana
 
 #: Opened so that a FIFO or device put where a file was is never waited on.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def read_source(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
+class NotRegularFile(OSError):
+    """What is at the path is not a regular file (a FIFO, a device, a folder): never read."""
+
+
+def read_source(
+    path: str | Path, limit: int = MAX_FILE_BYTES, *, dir_fd: int | None = None, follow: bool = True
+) -> bytes | None:
     """The bytes of the regular file at ``path``, or None when it holds more than ``limit``;
-    OSError when it cannot be read or is not a regular file.
+    OSError when it cannot be read, :class:`NotRegularFile` when it is not a regular file.
+    ``dir_fd``: the open folder ``path`` is relative to; ``follow=False``: a symbolic link
+    at ``path`` is not followed (``OSError``).
 
     Plain system calls: every file of the tree is read, and ``Path.read_bytes`` costs two
     thirds more (0.085 s against 0.051 s for torch's 2,300 files).
     """
-    descriptor, size = _open_regular(path)
+    descriptor, size = _open_regular(path, dir_fd, follow)
     try:
         if size > limit:
             return None
@@ -190,29 +199,33 @@ def file_digest(path: str | Path) -> str | None:
     """sha256 of the bytes of the regular file at ``path`` (read in chunks, whatever its
     size), or None when it is not one or cannot be read."""
     try:
-        descriptor, _ = _open_regular(path)
+        return regular_digest(path)
     except OSError:
         return None
+
+
+def regular_digest(path: str | Path, *, dir_fd: int | None = None) -> str:
+    """sha256 (hex) of the bytes of the regular file at ``path``, read in chunks whatever its
+    size; OSError when it cannot be read, :class:`NotRegularFile` when it is not one."""
+    descriptor, _ = _open_regular(path, dir_fd)
     digest = hashlib.sha256()
     try:
         while chunk := os.read(descriptor, _CHUNK):
             digest.update(chunk)
-    except OSError:
-        return None
     finally:
         os.close(descriptor)
     return digest.hexdigest()
 
 
-def _open_regular(path: str | Path) -> tuple[int, int]:
+def _open_regular(path: str | Path, dir_fd: int | None = None, follow: bool = True) -> tuple[int, int]:
     """A descriptor of the regular file at ``path``, and its size; OSError for anything else.
     Opened without waiting, then checked: a FIFO or device put where a module was (between
     a look at the folder and the read) is refused, never waited on."""
-    descriptor = os.open(path, _OPEN_FLAGS)
+    descriptor = os.open(path, _OPEN_FLAGS | (0 if follow else _NOFOLLOW), dir_fd=dir_fd)
     try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
-            raise OSError(0, "not a regular file", str(path))
+            raise NotRegularFile(0, "not a regular file", str(path))
     except BaseException:
         os.close(descriptor)
         raise
