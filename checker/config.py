@@ -27,7 +27,7 @@ from difflib import get_close_matches
 from functools import cached_property
 from pathlib import Path
 
-from checker.discovery import special_file
+from checker.discovery import exclude_patterns, special_file
 from checker.findings import Severity
 from checker.globs import Dialect, PatternSet, glob_matches
 from checker.reporters import REPORTERS
@@ -143,7 +143,7 @@ class Config:
     @cached_property
     def name_patterns(self) -> PatternSet:
         """:meth:`name_excludes`, compiled once, as discovery reads them (``fnmatch``)."""
-        return PatternSet((pattern.rstrip("/") or pattern for pattern in self.name_excludes()), Dialect.FNMATCH)
+        return exclude_patterns(self.name_excludes())
 
     def _relative(self, file: str) -> str:
         absolute = os.path.abspath(file)

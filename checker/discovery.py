@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -142,8 +142,13 @@ def discover(
     for argument in paths:
         if argument != STDIN and not os.path.lexists(argument):
             raise MissingPathError(argument)
-    patterns = PatternSet((pattern.rstrip("/") or pattern for pattern in exclude), Dialect.FNMATCH)
-    return _Walker(patterns, stdin_filename).run(paths)
+    return _Walker(exclude_patterns(exclude), stdin_filename).run(paths)
+
+
+def exclude_patterns(exclude: Iterable[str]) -> PatternSet:
+    """``fnmatch`` exclude patterns compiled once, as discovery matches them: a trailing
+    ``/`` (a folder, as written) dropped."""
+    return PatternSet((pattern.rstrip("/") or pattern for pattern in exclude), Dialect.FNMATCH)
 
 
 @dataclass(frozen=True)

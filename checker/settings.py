@@ -10,9 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from checker.config import Config, discover_config, load_config
-from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, Source
+from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, Source, exclude_patterns
 from checker.findings import Severity
-from checker.globs import Dialect, PatternSet
+from checker.globs import PatternSet
 from checker.options import RunOptions
 from checker.selection import Layer, Selection, resolve_selection
 
@@ -75,7 +75,7 @@ def excluded(source: Source, args: RunOptions, config: Config) -> bool:
 @lru_cache(maxsize=4)
 def _command_line_patterns(exclude: tuple[str, ...]) -> PatternSet:
     """The ``--exclude`` patterns, compiled once a run (as discovery reads them)."""
-    return PatternSet((pattern.rstrip("/") or pattern for pattern in exclude), Dialect.FNMATCH)
+    return exclude_patterns(exclude)
 
 
 def codes_for(source: Source, args: RunOptions, run_settings: Settings) -> tuple[str, ...]:
