@@ -200,7 +200,7 @@ class _Walker:
         if virtual is not None:
             yield _not_walked(shown_root, virtual)
             return
-        tree = _Tree(os.path.realpath(root))
+        tree = Tree(os.path.realpath(root))
         # An explicit stack rather than recursion, so that a deep tree cannot hit the
         # recursion limit. It holds what is still to do, nearest last: a directory to
         # list, or an item to yield. Pushing a directory's entries in
@@ -218,7 +218,7 @@ class _Walker:
             else:
                 stack.extend(reversed(list(self._list(task, shown_root, tree))))
 
-    def _list(self, frame: _Frame, shown_root: str, tree: _Tree) -> Iterator[_Frame | Source | DiscoveryProblem]:
+    def _list(self, frame: _Frame, shown_root: str, tree: Tree) -> Iterator[_Frame | Source | DiscoveryProblem]:
         """The entries of one directory to walk or yield, in name order."""
         try:
             entries = sorted(os.scandir(frame.directory), key=lambda entry: entry.name)
@@ -273,7 +273,7 @@ class _Walker:
 
 
 @dataclass(frozen=True)
-class _Tree:
+class Tree:
     """The real path of the directory a walk started from: the tree being checked."""
 
     root: str

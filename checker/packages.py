@@ -13,6 +13,8 @@ import stat
 from collections.abc import Iterable, Iterator, Set
 from pathlib import Path
 
+from checker.discovery import Tree
+
 
 def module_file(importer: Path, qualified: str) -> Path | None:
     """The file of the module ``qualified`` names (``pkg.config``, ``.config``) as imported
@@ -55,23 +57,23 @@ def project_files(root: Path, skip: Set[str]) -> Iterator[Path]:
     Links to folders are not followed (the files of one inside the project are listed
     under their real folder), and a link to a file is listed only when it leads inside
     ``root``: nothing outside the project is read for its sake (checker.discovery)."""
-    inside = os.path.realpath(root).rstrip(os.sep) + os.sep
+    tree = Tree(os.path.realpath(root))
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(name for name in folders if name not in skip)
         for name in sorted(files):
-            if name.endswith(".py") and _regular_inside(path := os.path.join(folder, name), inside):
+            if name.endswith(".py") and _regular_inside(path := os.path.join(folder, name), tree):
                 yield Path(path)
 
 
-def _regular_inside(path: str, inside: str) -> bool:
+def _regular_inside(path: str, tree: Tree) -> bool:
     """Whether ``path`` is a regular file (reading a FIFO named like a module would block
-    the run), or a link to one under the folder ``inside``."""
+    the run), or a link to one inside ``tree``."""
     try:
         mode = os.lstat(path).st_mode
     except OSError:
         return False
     if stat.S_ISLNK(mode):
-        return os.path.realpath(path).startswith(inside) and os.path.isfile(path)
+        return tree.holds(path) and os.path.isfile(path)
     return stat.S_ISREG(mode)
 
 
