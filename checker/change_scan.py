@@ -25,7 +25,7 @@ from checker.change_walk import Exposed, Found, Resolve, changes
 from checker.facts.scopes import MUTATING_METHODS
 from checker.mentions import top_level
 from checker.packages import module_file, project_files, project_root, tree_digest
-from checker.source import bytes_or_none, decode_source, python_gate
+from checker.source import WORDS, bytes_or_none, decode_source, python_gate
 
 #: How many modules deep re-exports of a name are followed.
 _MAX_REEXPORTS = 8
@@ -114,8 +114,6 @@ class ChangeScans:
 #: a project asked a few questions, as most are, never pays for the index, and one whose
 #: thousands of registering files ask thousands is not searched once per question.
 SCANS_BEFORE_INDEX = 32
-#: A word as the scans' patterns bound names (``(?<![\w])name(?![\w])``, ASCII in bytes).
-_WORD = re.compile(rb"\w+")
 
 
 class _Texts:
@@ -149,7 +147,7 @@ class _Texts:
     def _index(self, names: Sequence[bytes]) -> dict[bytes, tuple[int, ...]] | None:
         """The index of the files' words, once enough questions have been asked (None before,
         and for a name that is not a run of ASCII ``\\w``, which the index does not hold)."""
-        if not all(_WORD.fullmatch(name) for name in names):
+        if not all(WORDS.fullmatch(name) for name in names):
             return None
         if self._words is None:
             self._searches += 1
@@ -157,7 +155,7 @@ class _Texts:
                 return None
             found: dict[bytes, list[int]] = {}
             for position, data in enumerate(self.datas):
-                for word in set(_WORD.findall(data)):
+                for word in set(WORDS.findall(data)):
                     found.setdefault(word, []).append(position)
             # Tuples of ints: the collector stops tracking them (lists would be rescanned by every full collection).
             self._words = {word: tuple(positions) for word, positions in found.items()}

@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 
-from checker.source import Prefilter
+from checker.source import TEXT_WORDS, Prefilter
 
 _API_IDENTIFIER = re.compile(r"(?<!dis)allow_in_graph")
 _DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -60,7 +60,7 @@ def lines_spelling(text: str, needles: Iterable[str], words: Set[str] = frozense
     searched = [*needles, *words] if len(words) <= _WORD_PASS_FROM else needles
     found_at = {match.start() for needle in searched if needle for match in re.finditer(re.escape(needle), text)}
     if len(words) > _WORD_PASS_FROM:
-        found_at.update(match.start() for match in _WORD.finditer(text) if match.group() in words)
+        found_at.update(match.start() for match in TEXT_WORDS.finditer(text) if match.group() in words)
     found: list[int] = []
     line, counted = 1, 0
     for start in sorted(found_at):
@@ -74,7 +74,6 @@ def lines_spelling(text: str, needles: Iterable[str], words: Set[str] = frozense
 #: More words than this are looked for in one pass over the text's words (see ``lines_spelling``):
 #: that pass costs about as much as this many plain searches.
 _WORD_PASS_FROM = 32
-_WORD = re.compile(r"\w+")
 
 
 def nodes_on_lines(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:

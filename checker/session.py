@@ -41,14 +41,11 @@ from checker.outlines import Outlines
 from checker.packages import project_files, project_root
 from checker.reverse_scan import may_register_from, registered_in, text_registrations
 from checker.schedule import Job, Options, Workers, check_one, check_outcomes
-from checker.source import PREFILTER, Prefilter, decode_source, python_gate, read_source
+from checker.source import PREFILTER, WORDS, Prefilter, decode_source, python_gate, read_source
 
 if TYPE_CHECKING:
     from checker.forker import Forker
     from checker.project import Project
-
-#: A word of a file's text, as an import spells a name (ASCII, as the registered names are).
-_WORD = re.compile(rb"\w+")
 
 #: Makes the job for a file the first pass did not check (a path as discovered), or None
 #: when the run excludes it.
@@ -221,7 +218,7 @@ class Session:
             except OSError:
                 continue
             # (An import spells the name as a word; the words of the text, not a search per name.)
-            if text is None or not registered or registered.isdisjoint(_WORD.findall(text)):
+            if text is None or not registered or registered.isdisjoint(WORDS.findall(text)):
                 continue  # it names none of them: no parse
             for bound, qualified in outlines.imports(Path(path)).items():
                 if qualified.rpartition(".")[2].encode() in registered:

@@ -54,8 +54,9 @@ class Unanalysable:
 
 #: What an ``import`` names (a literal first: the regex engine finds it fast).
 _IMPORTED = re.compile(rb"import[ \t]+(\([^)]*\)|[^\n]*)")
-_WORD = re.compile(rb"\w+")
-_TEXT_WORD = re.compile(r"\w+")
+#: A word: a run of ``\w``, as a name is spelled (ASCII in bytes, any letter in text).
+WORDS = re.compile(rb"\w+")
+TEXT_WORDS = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class Prefilter:
     @cached_property
     def _names(self) -> tuple[frozenset[str], tuple[str, ...]]:
         names = (*self.aliases, *self.imported)
-        words = frozenset(name for name in names if _TEXT_WORD.fullmatch(name))
+        words = frozenset(name for name in names if TEXT_WORDS.fullmatch(name))
         return words, tuple(name for name in names if name not in words)
 
     @cached_property
@@ -128,7 +129,7 @@ class Prefilter:
         if not self.imported:
             return False
         wanted = self._imported_names
-        return any(not wanted.isdisjoint(_WORD.findall(m.group(1))) for m in _IMPORTED.finditer(data))
+        return any(not wanted.isdisjoint(WORDS.findall(m.group(1))) for m in _IMPORTED.finditer(data))
 
     def matches(self, data: bytes) -> bool:
         return PREFILTER in data or self.names_an_alias(data) or self.imports(data)
