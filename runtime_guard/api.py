@@ -44,14 +44,7 @@ def allow_in_graph(fn: Any) -> Any:
     are returned as torch returns them. Lists and tuples register each element and return a
     list, like torch. ``registry.lookup(fn).checks`` says which checks run for ``fn``.
     """
-    if isinstance(fn, (list, tuple)):
-        return [allow_in_graph(item) for item in fn]
-    mode = get_strict()
-    if mode is Strict.OFF:
-        return _dynamo_allow_in_graph(fn)
-    # Dynamo folds is_dynamo_compiling() to True only in a frame it traces, so this tells
-    # whether *this* call is inside a compiled region (AIG404), whatever other threads do.
-    return _register(fn, mode, torch.compiler.is_dynamo_compiling(), False)
+    return _allow(fn, as_torch=False)
 
 
 def installed_allow_in_graph(fn: Any) -> Any:
@@ -67,12 +60,19 @@ def installed_allow_in_graph(fn: Any) -> Any:
     checked when it is made and by ``backend="aigcheck"``. The decorator form returns the
     guarded wrapper, which the module then binds under the function's name, so it pickles.
     """
+    return _allow(fn, as_torch=True)
+
+
+def _allow(fn: Any, as_torch: bool) -> Any:
+    """:func:`allow_in_graph`; ``as_torch``: as :func:`installed_allow_in_graph` returns."""
     if isinstance(fn, (list, tuple)):
-        return [installed_allow_in_graph(item) for item in fn]
+        return [_allow(item, as_torch) for item in fn]
     mode = get_strict()
     if mode is Strict.OFF:
         return _dynamo_allow_in_graph(fn)
-    return _register(fn, mode, torch.compiler.is_dynamo_compiling(), True)
+    # Dynamo folds is_dynamo_compiling() to True only in a frame it traces, so this tells
+    # whether *this* call is inside a compiled region (AIG404), whatever other threads do.
+    return _register(fn, mode, torch.compiler.is_dynamo_compiling(), as_torch)
 
 
 def _caller() -> types.FrameType | None:
