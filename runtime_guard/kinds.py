@@ -85,9 +85,12 @@ def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
             )
         )
     elif not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)):
-        failure = _name_failure(fn)
-        if failure is not None:
-            lacks = "without a __name__" if failure.startswith("AttributeError") else "whose __name__ cannot be read"
+        error = _name_error(fn)
+        if error is not None:
+            if isinstance(error, AttributeError):
+                lacks, failure = "without a __name__", "AttributeError: '__name__'"
+            else:
+                lacks, failure = "whose __name__ cannot be read", f"{type(error).__name__} from its __getattr__"
             findings.append(
                 KindFinding(
                     "AIG403",
@@ -101,17 +104,15 @@ def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
     return findings
 
 
-def _name_failure(fn: object) -> str | None:
-    """How reading ``fn.__name__`` fails, as Dynamo will read it (``None`` when it works).
+def _name_error(fn: object) -> Exception | None:
+    """What reading ``fn.__name__`` raises, as Dynamo will read it (``None`` when it works).
 
     A ``__getattr__`` may raise anything, not only AttributeError; Dynamo fails either way.
     """
     try:
         getattr(fn, "__name__")  # noqa: B009 - the lookup itself is what is judged
-    except AttributeError:
-        return "AttributeError: '__name__'"
     except Exception as error:  # noqa: BLE001
-        return f"{type(error).__name__} from its __getattr__"
+        return error
     return None
 
 
