@@ -178,7 +178,6 @@ class Workers:
             data, job, options = work
             answer = self._alone.run((data, job, _lean(options, self.registered)))
         if isinstance(answer, Unanalysable):
-            _, job, _ = work
             return Outcome(unanalysable(job.display, job.codes, answer))
         return answer
 
