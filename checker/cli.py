@@ -102,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Check Python code against the torch.compiler.allow_in_graph contract.",
         epilog="Exit status: 0 clean, 1 findings at or above --fail-on (default: warning), "
-        "2 usage, configuration or internal error, 130 interrupted, 143 terminated, 141 the reader of stdout went away. Settings are read from [tool.aigcheck] "
-        "in the nearest pyproject.toml; options override them.",
+        "2 usage, configuration or internal error, 130 interrupted, 141 the reader of stdout went away, "
+        "143 terminated. Settings are read from [tool.aigcheck] in the nearest pyproject.toml; options override them.",
     )
     parser.add_argument(
         "paths",
