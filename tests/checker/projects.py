@@ -25,6 +25,17 @@ from checker.markers import expected
 from checker.project import Project
 from checker.rules import ALL_RULES, Rule
 
+#: A module registering one function that reads a module-level tensor: one AIG301, on line 7.
+CAPTURING_OPS = """\
+import torch
+
+W = torch.ones(3)
+
+@torch.compiler.allow_in_graph
+def f(x):
+    return x * W
+"""
+
 #: The default selection of rules.
 RULES: list[Rule] = [rule() for rule in ALL_RULES if rule.default_enabled]
 

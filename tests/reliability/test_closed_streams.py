@@ -14,26 +14,17 @@ from pathlib import Path
 
 import pytest
 from processes import REPO, TIME_LIMIT
-from projects import write
+from projects import CAPTURING_OPS, write
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file descriptors")
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
 #: Enough findings for more output than a pipe holds (64 KiB on Linux): about 200 KiB.
 FILES = 400
 
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write(tmp_path_factory.mktemp("tree"), {f"m{i:03}.py": OPS for i in range(FILES)})
+    return write(tmp_path_factory.mktemp("tree"), {f"m{i:03}.py": CAPTURING_OPS for i in range(FILES)})
 
 
 def command(*argv: str) -> list[str]:

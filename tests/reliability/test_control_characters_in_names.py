@@ -8,17 +8,8 @@ from pathlib import Path
 
 import pytest
 from processes import aigcheck
-from projects import write
+from projects import CAPTURING_OPS, write
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
 #: A newline, an escape sequence that turns text red, a tab.
 NAME = "two\nlines\x1b[31m\tred.py"
 SHOWN = "two\\nlines\\x1b[31m\\tred.py"
@@ -27,7 +18,7 @@ SHOWN = "two\\nlines\\x1b[31m\\tred.py"
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     try:
-        write(tmp_path, {NAME: OPS, "ok.py": OPS})
+        write(tmp_path, {NAME: CAPTURING_OPS, "ok.py": CAPTURING_OPS})
     except OSError as error:  # a file system that refuses such names
         pytest.skip(f"cannot create the file: {error}")
     return tmp_path

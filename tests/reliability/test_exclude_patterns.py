@@ -8,17 +8,8 @@ from pathlib import Path
 
 import pytest
 from processes import aigcheck, found
-from projects import write
+from projects import CAPTURING_OPS, write
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
 #: Thirty ``**/`` before the name: as many directories as you like, none included.
 PATTERN = "**/" * 30 + "x"
 DEEP = "/".join(["d"] * 40)
@@ -26,7 +17,9 @@ DEEP = "/".join(["d"] * 40)
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    return write(tmp_path, {f"{DEEP}/x/ops.py": OPS, f"{DEEP}/y/ops.py": OPS, "x/top.py": OPS})
+    return write(
+        tmp_path, {f"{DEEP}/x/ops.py": CAPTURING_OPS, f"{DEEP}/y/ops.py": CAPTURING_OPS, "x/top.py": CAPTURING_OPS}
+    )
 
 
 def test_a_config_exclude_with_thirty_double_stars(tree: Path) -> None:

@@ -9,25 +9,16 @@ from pathlib import Path
 
 import pytest
 from processes import aigcheck, found
-from projects import write
+from projects import CAPTURING_OPS, write
 
 from checker import cli
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
 NAMES = [f"m{index}.py" for index in range(6)]
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    return write(tmp_path, dict.fromkeys(NAMES, OPS))
+    return write(tmp_path, dict.fromkeys(NAMES, CAPTURING_OPS))
 
 
 @pytest.mark.parametrize("paths", [pytest.param(["."], id="walked"), pytest.param(NAMES, id="named")])

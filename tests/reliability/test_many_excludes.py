@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from processes import aigcheck, found
-from projects import write
+from projects import CAPTURING_OPS, write
 
 from checker.config import Config, matches
 from checker.discovery import Source, discover
@@ -130,19 +130,11 @@ def test_discovery_excludes_as_each_pattern_does(tmp_path: Path, monkeypatch: py
         assert kept == [shown for shown in every if not left_out(shown, readings)], (seed, exclude)
 
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
-
-
 def test_a_hundred_thousand_patterns_exclude_what_they_name(tmp_path: Path) -> None:
-    write(tmp_path, {f"src/gen/g{i}.py": OPS for i in range(20)} | {f"keep/k{i}.py": OPS for i in range(5)})
+    write(
+        tmp_path,
+        {f"src/gen/g{i}.py": CAPTURING_OPS for i in range(20)} | {f"keep/k{i}.py": CAPTURING_OPS for i in range(5)},
+    )
     patterns = [f"src/gen/g{i}.py" for i in range(0, 20, 2)]  # anchored: half the generated files
     patterns += [f"g{i}.py" for i in range(1, 10, 2)]  # names: five more
     patterns += [f"other_{i}/*.py" for i in range(50_000)] + [f"*_pb{i}.py" for i in range(50_000)]

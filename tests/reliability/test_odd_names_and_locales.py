@@ -15,19 +15,10 @@ from pathlib import Path
 
 import pytest
 from processes import REPO, TIME_LIMIT
-from projects import write
+from projects import CAPTURING_OPS, write
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names are bytes")
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
 #: The names on disk: not UTF-8, UTF-8 beyond ASCII, plain, and one inside a package.
 NAMES = (b"bad\xff.py", "café.py".encode(), b"ok.py", b"pkg/mod\xfe.py")
 LOCALES = ("C", "C.UTF-8")
@@ -40,7 +31,7 @@ def tree(tmp_path: Path) -> Path:
     try:
         for name in NAMES:
             with open(os.fsencode(tmp_path) + b"/" + name, "wb") as stream:
-                stream.write(OPS.encode())
+                stream.write(CAPTURING_OPS.encode())
     except OSError as error:  # a file system that takes only valid UTF-8 names
         pytest.skip(f"cannot create the file: {error}")
     return tmp_path

@@ -13,27 +13,17 @@ from pathlib import Path
 
 import pytest
 from processes import aigcheck, found
-from projects import write
+from projects import CAPTURING_OPS, write
 
 from checker.source import read_source
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
-
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     """``pkg/ops.py`` (one AIG301) beside the FIFO ``pkg/pipe.py``."""
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": OPS})
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": CAPTURING_OPS})
     os.mkfifo(tmp_path / "pkg" / "pipe.py")
     return tmp_path
 

@@ -13,28 +13,21 @@ from pathlib import Path
 
 import pytest
 from processes import aigcheck, found
-from projects import write
+from projects import CAPTURING_OPS, write
 
 from checker.mounts import virtual_file_system
 from checker.packages import project_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="POSIX links")
 
-OPS = """\
-import torch
-
-W = torch.ones(3)
-
-@torch.compiler.allow_in_graph
-def f(x):
-    return x * W
-"""
-
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     """``tree/`` to check, beside ``outside/``, which it links to."""
-    write(tmp_path, {"tree/ops.py": OPS, "tree/sub/inner.py": OPS, "outside/ext.py": OPS, "outside/lib/m.py": OPS})
+    write(
+        tmp_path,
+        dict.fromkeys(["tree/ops.py", "tree/sub/inner.py", "outside/ext.py", "outside/lib/m.py"], CAPTURING_OPS),
+    )
     return tmp_path / "tree"
 
 
@@ -72,7 +65,7 @@ def test_a_link_inside_the_tree_is_followed_once(tree: Path) -> None:
 def test_the_tree_is_the_folder_named_not_the_working_directory(tree: Path) -> None:
     (tree / "sub" / "up").symlink_to("..", target_is_directory=True)  # a loop: noted
     (tree / "sub" / "side").symlink_to("../elsewhere", target_is_directory=True)
-    write(tree, {"elsewhere/e.py": OPS})
+    write(tree, {"elsewhere/e.py": CAPTURING_OPS})
     result = aigcheck(tree, "--isolated", "--output-format", "json", "sub")
     assert found(result) == [("sub/inner.py", "AIG301")]
     assert result.stderr == ""  # sub/up leads out of sub, so it is no loop of sub: not followed
