@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from processes import REPO, TIME_LIMIT
@@ -44,19 +45,26 @@ def closing(descriptor: int, argv: list[str]) -> list[str]:
     return ["sh", "-c", f'exec "$@" {descriptor}>&-', "sh", *argv]
 
 
-def run_with_stdout(tree: Path, stdout: int | None, *argv: str, closed: bool = False) -> tuple[int, str]:
-    """The exit status and stderr of a run whose stdout is ``stdout`` (or closed)."""
-    result = subprocess.run(
-        closing(1, command(*argv)) if closed else command(*argv),
+def run(
+    tree: Path, *argv: str, stdout: Any = subprocess.PIPE, stderr: Any = subprocess.PIPE, closed: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A run whose stdout and stderr are those given, with the descriptor ``closed`` closed."""
+    return subprocess.run(
+        closing(closed, command(*argv)) if closed is not None else command(*argv),
         cwd=tree,
         env=environment(),
         stdin=subprocess.DEVNULL,
         stdout=stdout,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         timeout=TIME_LIMIT,
         text=True,
         check=False,
     )
+
+
+def run_with_stdout(tree: Path, stdout: int | None, *argv: str, closed: bool = False) -> tuple[int, str]:
+    """The exit status and stderr of a run whose stdout is ``stdout`` (or closed)."""
+    result = run(tree, *argv, stdout=stdout, closed=1 if closed else None)
     return result.returncode, result.stderr
 
 
@@ -101,31 +109,14 @@ ON_STDERR = ("--output-format", "json", "--statistics", "m000.py")
 
 
 def test_a_closed_stderr_changes_nothing(tree: Path) -> None:
-    result = subprocess.run(
-        closing(2, command(*ON_STDERR)),
-        cwd=tree,
-        env=environment(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=TIME_LIMIT,
-        check=False,
-    )
+    result = run(tree, *ON_STDERR, closed=2)
     assert result.returncode == 1
-    assert b'"code": "AIG301"' in result.stdout
+    assert '"code": "AIG301"' in result.stdout
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_stderr_changes_nothing(tree: Path) -> None:
     with open("/dev/full", "w") as full:
-        result = subprocess.run(
-            command(*ON_STDERR),
-            cwd=tree,
-            env=environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=full,
-            timeout=TIME_LIMIT,
-            check=False,
-        )
+        result = run(tree, *ON_STDERR, stderr=full)
     assert result.returncode == 1
-    assert b'"code": "AIG301"' in result.stdout
+    assert '"code": "AIG301"' in result.stdout
