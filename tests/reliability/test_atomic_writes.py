@@ -10,7 +10,6 @@ and, where this machine lets us mount one, a small tmpfs (ENOSPC)."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import resource
@@ -21,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from processes import REPO, TIME_LIMIT
+from processes import REPO, TIME_LIMIT, in_process
 from projects import write
 
-from checker import atomic, cli, run
+from checker import atomic, run
 from checker.session import Session
 
 #: AIG407 (fixable) on line 4, then enough of a function that the file is a few KB.
@@ -131,17 +130,9 @@ def test_fix_on_a_full_tmpfs_leaves_the_source_whole(tmp_path: Path) -> None:
         assert leftovers(disk, "m.py", "filler") == []
 
 
-def in_process(cwd: Path, *argv: str) -> tuple[int, str, str]:
-    """``aigcheck argv`` run in this process from ``cwd``: exit status, stdout, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    before = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = cli.main(["--isolated", "--no-cache", "-j", "1", *argv])
-    finally:
-        os.chdir(before)
-    return status, out.getvalue(), err.getvalue()
+def checked_here(cwd: Path, *argv: str) -> tuple[int, str, str]:
+    """``aigcheck argv`` (no configuration, no cache) run in this process from ``cwd``."""
+    return in_process(cwd, "--isolated", "--no-cache", "-j", "1", *argv)
 
 
 @pytest.fixture
@@ -165,7 +156,7 @@ def saved_meanwhile(monkeypatch: pytest.MonkeyPatch) -> str:
 class TestChangedWhileChecked:
     def test_fix_keeps_the_save(self, tmp_path: Path, saved_meanwhile: str) -> None:
         source = write(tmp_path, {"m.py": FIXABLE}) / "m.py"
-        status, out, err = in_process(tmp_path, "--fix", "m.py")
+        status, out, err = checked_here(tmp_path, "--fix", "m.py")
         assert source.read_text() == saved_meanwhile
         assert status == 2
         assert err.splitlines() == [
@@ -175,7 +166,7 @@ class TestChangedWhileChecked:
 
     def test_diff_is_not_made_against_other_bytes(self, tmp_path: Path, saved_meanwhile: str) -> None:
         write(tmp_path, {"m.py": FIXABLE})
-        status, out, err = in_process(tmp_path, "--diff", "m.py")
+        status, out, err = checked_here(tmp_path, "--diff", "m.py")
         assert (status, out) == (2, "")
         assert err.splitlines() == [
             "aigcheck: error: no diff of m.py: it changed while it was checked; run aigcheck --diff again"
@@ -183,7 +174,7 @@ class TestChangedWhileChecked:
 
     def test_other_files_are_still_fixed(self, tmp_path: Path, saved_meanwhile: str) -> None:
         write(tmp_path, {"m.py": FIXABLE, "other.py": FIXABLE})
-        status, out, err = in_process(tmp_path, "--fix", "m.py", "other.py")
+        status, out, err = checked_here(tmp_path, "--fix", "m.py", "other.py")
         assert (tmp_path / "other.py").read_text() == FIXED
         assert status == 2
         assert len(err.splitlines()) == 1

@@ -5,8 +5,6 @@ refused at once with exit status 2."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -14,9 +12,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from processes import in_process
 from projects import write
 
-from checker import cli
 from checker.baseline import MAX_BASELINE_BYTES
 
 OPS = """\
@@ -32,15 +30,8 @@ def scaled(x):
 
 def aigcheck(cwd: Path, *argv: str) -> tuple[int, list[dict[str, object]], str]:
     """``aigcheck --output-format json`` run from ``cwd``: exit status, JSON findings, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    before = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = cli.main(["--isolated", "--no-cache", "-j", "1", "--output-format", "json", *argv])
-    finally:
-        os.chdir(before)
-    return status, json.loads(out.getvalue() or "[]"), err.getvalue()
+    status, out, err = in_process(cwd, "--isolated", "--no-cache", "-j", "1", "--output-format", "json", *argv)
+    return status, json.loads(out or "[]"), err
 
 
 @pytest.fixture(params=["pyproject", "no-marker"])

@@ -7,16 +7,13 @@ goes on without the cache)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 from pathlib import Path
 
 import pytest
+from processes import in_process
 from projects import write
 
-from checker import cli
 from checker.cache import CACHE_DIR_NAME, Cache
 from checker.engine import FileReport, Outcome
 from checker.findings import Finding, Severity
@@ -27,16 +24,8 @@ VICTIM = b"the checking person's own file\n"
 
 def aigcheck(cwd: Path, *argv: str) -> tuple[int, list[tuple[str, str]], str]:
     """``aigcheck --output-format json`` (the cache on) run from ``cwd``: status, (path, code) found, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    before = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = cli.main(["--isolated", "-q", "-j", "1", "--output-format", "json", *argv])
-    finally:
-        os.chdir(before)
-    found = [(finding["path"], finding["code"]) for finding in json.loads(out.getvalue() or "[]")]
-    return status, found, err.getvalue()
+    status, out, err = in_process(cwd, "--isolated", "-q", "-j", "1", "--output-format", "json", *argv)
+    return status, [(finding["path"], finding["code"]) for finding in json.loads(out or "[]")], err
 
 
 @pytest.fixture

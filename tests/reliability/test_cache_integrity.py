@@ -4,17 +4,15 @@ appears where an import found nothing is noticed, and a corrupt entry is only a 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from processes import in_process
 from projects import write
 
-from checker import cli
 from checker.cache import CACHE_DIR_NAME, MAX_ENTRY_BYTES
 
 HELPERS = """\
@@ -53,15 +51,8 @@ FIXED_HELPERS = HELPERS.replace("x * W", "x * 2")
 
 def aigcheck(cwd: Path, *argv: str) -> tuple[int, list[dict[str, object]]]:
     """``aigcheck --output-format json`` run from ``cwd``: the exit status and the JSON findings."""
-    out = io.StringIO()
-    before = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out):
-            status = cli.main(["--isolated", "-q", "-j", "1", "--output-format", "json", *argv])
-    finally:
-        os.chdir(before)
-    return status, json.loads(out.getvalue() or "[]")
+    status, out, _ = in_process(cwd, "--isolated", "-q", "-j", "1", "--output-format", "json", *argv)
+    return status, json.loads(out or "[]")
 
 
 def cached(cwd: Path, cache: Path, *argv: str) -> tuple[int, list[dict[str, object]]]:
@@ -235,15 +226,8 @@ class TestKey:
 
 def aigcheck_configured(cwd: Path, *argv: str) -> tuple[int, list[dict[str, object]]]:
     """As :func:`aigcheck`, reading the configuration."""
-    out = io.StringIO()
-    before = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out):
-            status = cli.main(["-q", "-j", "1", "--output-format", "json", *argv])
-    finally:
-        os.chdir(before)
-    return status, json.loads(out.getvalue() or "[]")
+    status, out, _ = in_process(cwd, "-q", "-j", "1", "--output-format", "json", *argv)
+    return status, json.loads(out or "[]")
 
 
 def _entries(cache: Path) -> list[Path]:
