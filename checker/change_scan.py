@@ -24,7 +24,7 @@ from pathlib import Path
 from checker.change_walk import Exposed, Found, Resolve, changes
 from checker.facts.scopes import MUTATING_METHODS
 from checker.mentions import top_level
-from checker.packages import module_file, project_files, project_root, tree_digest
+from checker.packages import import_name, module_file, project_files, project_root, tree_digest
 from checker.source import WORDS, bytes_or_none, decode_source, python_gate
 
 #: How many modules deep re-exports of a name are followed.
@@ -174,8 +174,8 @@ def _reexports(files: _Texts, module: Path, name: str) -> tuple[dict[Path, set[s
             break
         source, bound = pending.pop()
         package = source.name == "__init__.py"
-        needles = (bound.encode(), _stem(source).encode(errors="surrogateescape"))
-        line = _from_import_line(_stem(source), bound, bare_relative=package)
+        needles = (bound.encode(), import_name(source).encode(errors="surrogateescape"))
+        line = _from_import_line(import_name(source), bound, bare_relative=package)
         for named, data in files.spelling(needles[:1], [needles[1], *([b"from"] if package else [])]):
             if named == str(source) or needles[0] not in data:
                 continue
@@ -203,14 +203,6 @@ def _reexported_as(tree: ast.Module, path: Path, source: Path, name: str) -> set
     return bound
 
 
-def _stem(module: Path) -> str:
-    """The name a module is imported by: ``config`` for ``pkg/config.py``, ``pkg`` for its ``__init__.py``.
-
-    Like every file name it may hold surrogate escapes (bytes not valid in the file system's
-    encoding), so it is encoded with ``surrogateescape``: back to the bytes on disk."""
-    return module.parent.name if module.name == "__init__.py" else module.stem
-
-
 _ASSIGN = rb"\s*(?:\[[^\]\n]*\]\s*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
 _METHOD = (
     rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|(?:"
@@ -227,7 +219,7 @@ class _Prefilter:
 
     def __init__(self, exposed: Exposed, root: Path | None) -> None:
         names = sorted({name for bound in exposed.values() for name in bound})
-        stems = sorted({_stem(path) for path in exposed})
+        stems = sorted({import_name(path) for path in exposed})
         self.names = [name.encode() for name in names]
         self.stems = [stem.encode(errors="surrogateescape") for stem in stems]
         #: ``from . import X`` imports from a package's ``__init__.py``, which it does not name.

@@ -16,6 +16,13 @@ from pathlib import Path
 from checker.discovery import Tree
 
 
+def import_name(module: Path) -> str:
+    """The name a module is imported by: ``config`` for ``pkg/config.py``, ``pkg`` for its
+    ``__init__.py``. Like every file name it may hold surrogate escapes (bytes not valid in
+    the file system's encoding): encode it with ``surrogateescape``, back to the bytes on disk."""
+    return module.parent.name if module.name == "__init__.py" else module.stem
+
+
 def module_file(importer: Path, qualified: str) -> Path | None:
     """The file of the module ``qualified`` names (``pkg.config``, ``.config``) as imported
     by ``importer``: ``config.py`` or ``config/__init__.py``; None outside its package."""

@@ -38,7 +38,7 @@ from checker.discovery import DEFAULT_EXCLUDES
 from checker.engine import FileReport, Outcome, new_index
 from checker.links import Elsewhere
 from checker.outlines import Outlines
-from checker.packages import project_files, project_root
+from checker.packages import import_name, project_files, project_root
 from checker.reverse_scan import may_register_from, registered_in, text_registrations
 from checker.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.source import PREFILTER, WORDS, Prefilter, decode_source, python_gate, read_source
@@ -405,7 +405,7 @@ def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...], rea
     it names a registrar (one of ``needles``) and one of the modules, and calls something
     with a name of it."""
     data = _read_mentions(path, needles)
-    if data is None or not any(_stem(module).encode(errors="surrogateescape") in data for module in modules):
+    if data is None or not any(import_name(module).encode(errors="surrogateescape") in data for module in modules):
         return False
     if not any(re.search(re.escape(needle) + rb"\w*\s*\(", data) for needle in needles):
         return False  # no call of a registrar (a wrapper defined here calls one too)
@@ -426,11 +426,6 @@ def _read_mentions(path: str, needles: tuple[bytes, ...]) -> bytes | None:
     except OSError:
         return None
     return data if data is not None and any(needle in data for needle in needles) else None
-
-
-def _stem(path: Path) -> str:
-    """How other modules import it: ``kernels`` for kernels.py, ``ops`` for ops/__init__.py."""
-    return path.parent.name if path.name == "__init__.py" else path.stem
 
 
 def _identity(path: str) -> tuple[int, int] | None:
