@@ -196,6 +196,17 @@ def _raised(what: str, error: BaseException, codes: tuple[str, ...] = ()) -> Fai
     return Failure(code, f"{what} raised {type(error).__name__}: {lines[0] if lines else ''}")
 
 
+def _user_function(fn: Callable[..., Any], target: Callable[..., Any]) -> Callable[..., Any]:
+    """The function the user registered, whether ``fn`` is it or the guard's wrapper of it:
+    the self test judges and probes that function, never the wrapper, whose own reads
+    (``registration.calls_checked``) are the guard's bookkeeping."""
+    for candidate in (target, fn):
+        entry = registry.lookup(candidate)
+        if entry is not None and entry.function is not None:
+            return entry.function
+    return fn
+
+
 def _registration_failures(fn: Callable[..., Any]) -> list[Failure]:
     """What the registration-time checks say about ``fn``, fresh for this report."""
     found = [Failure(k.code, k.detail) for k in kinds.judge(fn, None)]
@@ -231,13 +242,13 @@ def check_allow_in_graph(
     with strict("warn"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         target = entry.wrapper if entry is not None and entry.wrapper is not None else allow_in_graph(fn)
-    function = getattr(target, "__wrapped__", fn)
+    function = _user_function(fn, target)
     qualname = contained.attribute(function, "__qualname__")
     name = qualname if isinstance(qualname, str) and qualname else contained.text(function)
     # Registered now: what the registration reported. Registered before: judged afresh
     # (the registry reports each violation once, and may have been cleared since).
     recorded = registry.violations()[before:] if entry is None else []
-    registration = tuple(_fail(recorded) if entry is None else _registration_failures(fn))
+    registration = tuple(_fail(recorded) if entry is None else _registration_failures(function))
     # What the contract says about these very values, before torch is asked anything.
     value_codes = tuple(f.code for f in check_call(positional_names(function), args, kwargs))
 
