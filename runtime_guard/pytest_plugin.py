@@ -26,6 +26,12 @@ import pytest
 
 _MODES = ("warn", "raise")
 
+#: The remedy where torch is missing; the Makefile pins the torch a clone is tested with.
+_NEEDS_TORCH = (
+    'needs torch, which is not installed: pip install "aigcheck[runtime]" '
+    '(in a clone of aigcheck: pip install -e ".[runtime]" torch==2.13.0)'
+)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("aigcheck", "allow_in_graph contract checks")
@@ -61,8 +67,13 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = config.getoption("aig_strict")
     if mode is None:
         return
-    import runtime_guard  # only now: importing it imports torch
-
+    try:
+        import runtime_guard.api  # only now: the guard imports torch
+    except ModuleNotFoundError as error:
+        if error.name != "torch":
+            raise
+        option = "--aig-strict" if mode == "raise" else f"--aig-strict={mode}"
+        raise pytest.UsageError(f"{option} {_NEEDS_TORCH}") from None
     config.stash[_SAVED] = runtime_guard.get_strict()
     runtime_guard.set_strict(mode)
     runtime_guard.install()
