@@ -6,6 +6,7 @@ import inspect
 import os
 import sys
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -14,11 +15,11 @@ import torch
 import torch._dynamo
 import torch._dynamo.decorators
 
-from runtime_guard import captures, contained, kinds
+from runtime_guard import captures, contained, kinds, late
 from runtime_guard.errors import Violation
-from runtime_guard.modes import Strict, get_strict
+from runtime_guard.modes import Strict, get_strict, on_set_strict
 from runtime_guard.recreated import recreated
-from runtime_guard.registry import Registration, registry
+from runtime_guard.registry import Registration, deferred_error, registry
 from runtime_guard.wrapper import make_wrapper
 
 #: Dynamo's own registration, captured before ``install()`` can replace the public names.
@@ -106,10 +107,7 @@ def _register_now(fn: Any, mode: Strict, compiling: bool, as_torch: bool) -> Any
     caller = _caller()
     site = f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
     registration = Registration(_name(fn), site, mode, code=None)
-
-    def report(code: str, detail: str) -> None:
-        registry.report(Violation(code, registration.name, site, detail), mode)
-
+    report = _reporter(registration)
     python_function = _check(fn, caller, compiling, report)
     registered = _dynamo_allow_in_graph(fn)  # raises as torch raises (a non-callable, a staticmethod)
     if python_function:
@@ -126,6 +124,14 @@ def _register_now(fn: Any, mode: Strict, compiling: bool, as_torch: bool) -> Any
         return registered
     registry.add(registration, fn)
     return _guarded(fn, registration) if python_function and _wrapped(fn, as_torch) else registered
+
+
+def _reporter(registration: Registration) -> Callable[[str, str], None]:
+    def report(code: str, detail: str) -> None:
+        violation = Violation(code, registration.name, registration.site, detail)
+        registry.report(violation, registration.mode, registration)
+
+    return report
 
 
 def _register_again(fn: Any, existing: Registration, as_torch: bool) -> Any:
@@ -246,15 +252,60 @@ def install() -> None:
     """Route ``torch.compiler.allow_in_graph`` and ``torch._dynamo.allow_in_graph`` through
     :func:`allow_in_graph`, so registrations made by other code are guarded too.
 
-    Only registrations made after ``install()`` are affected, and only through those two
-    names (``from torch._dynamo import allow_in_graph`` executed earlier keeps torch's).
+    Registrations made after ``install()`` through those two names are guarded
+    (``from torch._dynamo import allow_in_graph`` executed earlier keeps torch's).
     What they return is torch's result wherever a program could tell a wrapper from it
     (see :func:`installed_allow_in_graph`). Calling it twice is harmless.
+
+    Registrations torch already holds (made before, or in ``off`` mode) are checked now
+    in ``warn`` and ``raise`` mode, and again by ``set_strict`` to one of those modes:
+    their kind and captures, reported with their codes, once each; one
+    :class:`~runtime_guard.late.LateGuardWarning` names them, since their calls are not
+    guarded. In ``raise`` mode the first violation is raised after all are checked.
     """
     for owner, attribute in _PATCHED:
         if (owner, attribute) not in _saved:
             _saved[(owner, attribute)] = getattr(owner, attribute)
             setattr(owner, attribute, installed_allow_in_graph)
+    mode = get_strict()
+    if mode is not Strict.OFF:
+        _check_earlier(mode, "install()")
+
+
+def _on_set_strict(mode: Strict) -> None:
+    if installed() and mode is not Strict.OFF:
+        _check_earlier(mode, f"set_strict({mode.value!r})", stacklevel=4)
+
+
+on_set_strict(_on_set_strict)
+
+
+def _check_earlier(mode: Strict, started_by: str, stacklevel: int = 3) -> None:
+    """Check, keep and name the registrations torch holds that the guard does not."""
+    with registry.deferring() as found:
+        adopted = [(fn, _adopt(fn, mode)) for fn in late.earlier_registrations(registry.ids())]
+    named = sorted((registration.name, _defined_at(fn)) for fn, registration in adopted if registration is not None)
+    if named:
+        warnings.warn(late.warning(started_by, named), stacklevel=stacklevel)
+    if found and mode is Strict.RAISE and not registry.deferring_now:
+        raise deferred_error(found)
+
+
+def _defined_at(fn: object) -> str:
+    code = captures.code_of(fn)
+    return f"{code.__code__.co_filename}:{code.__code__.co_firstlineno}" if code is not None else "<unknown>"
+
+
+def _adopt(fn: object, mode: Strict) -> Registration | None:
+    """The registration-time checks of a registration made before the guard started,
+    kept in the registry (checks: REGISTRATION, and BACKEND for a Python function)."""
+    if registry.lookup(fn) is not None or not _weakly_referable(fn):
+        return None
+    registration = Registration(_name(fn), f"{_defined_at(fn)} (before the guard started)", mode, code=None)
+    if _check(fn, None, False, _reporter(registration)):
+        registration.code = fn.__code__  # type: ignore[attr-defined]
+    registry.add(registration, fn)  # type: ignore[arg-type]
+    return registration
 
 
 def uninstall() -> None:

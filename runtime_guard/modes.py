@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
+from collections.abc import Callable
 
 ENV_VAR = "AIGCHECK_STRICT"
 
@@ -40,12 +41,28 @@ def _default() -> Strict:
 
 
 _current: Strict = _default()
+_listeners: list[Callable[[Strict], None]] = []
 
 
 def set_strict(mode: str | Strict) -> None:
-    """Set the strict mode for registrations made from now on: ``"off"``, ``"warn"`` or ``"raise"``."""
+    """Set the strict mode for registrations made from now on: ``"off"``, ``"warn"`` or ``"raise"``.
+
+    With :func:`~runtime_guard.install` in effect, ``warn`` and ``raise`` also check the
+    registrations torch already holds that the guard does not (see :mod:`runtime_guard.late`).
+    """
+    _set(parse(mode))
+    for listener in list(_listeners):
+        listener(_current)
+
+
+def on_set_strict(listener: Callable[[Strict], None]) -> None:
+    """Call ``listener(mode)`` after each :func:`set_strict` (not on entering or leaving :class:`strict`)."""
+    _listeners.append(listener)
+
+
+def _set(mode: Strict) -> None:
     global _current
-    _current = parse(mode)
+    _current = mode
 
 
 def get_strict() -> Strict:
@@ -55,6 +72,8 @@ def get_strict() -> Strict:
 
 class strict(contextlib.ContextDecorator):
     """Use ``mode`` inside a ``with`` block, or for every call of a decorated function.
+
+    Unlike :func:`set_strict`, it concerns registrations made inside the block only.
 
     >>> with strict("warn"):
     ...     pass
@@ -66,8 +85,8 @@ class strict(contextlib.ContextDecorator):
 
     def __enter__(self) -> strict:
         self._saved.append(get_strict())
-        set_strict(self.mode)
+        _set(self.mode)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        set_strict(self._saved.pop())
+        _set(self._saved.pop())

@@ -15,6 +15,7 @@ mode to check nothing silently.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import sys
@@ -57,6 +58,9 @@ class Registration:
     code: CodeType | None
     calls_checked: int = 0
     traced_calls_left: int = TRACED_EAGER_CALLS
+    #: Violations found in ``raise`` mode while raising was deferred (:meth:`Registry.deferring`):
+    #: recorded rather than raised, and raised by each call through the wrapper instead.
+    deferred: list[Violation] = field(default_factory=list)
     _function: weakref.ref[Callable[..., Any]] | None = field(default=None, repr=False)
     _wrapper: weakref.ref[Callable[..., Any]] | None = field(default=None, repr=False)
 
@@ -95,6 +99,8 @@ class Registry:
         self._wrappers: dict[int, Registration] = {}
         self._violations: list[Violation] = []
         self._seen: set[Violation] = set()
+        # One list per active deferring() block, innermost last.
+        self._deferrals: list[list[Violation]] = []
 
     def add(self, registration: Registration, function: Callable[..., Any]) -> None:
         """Keep ``registration`` until ``function`` is collected."""
@@ -124,6 +130,10 @@ class Registry:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def ids(self) -> set[int]:
+        """The ids of every live registered function and guarded wrapper."""
+        return set(self._entries) | set(self._wrappers)
+
     def lookup(self, obj: object) -> Registration | None:
         """The live registration whose function or wrapper is ``obj``."""
         for table, attribute in ((self._entries, "function"), (self._wrappers, "wrapper")):
@@ -141,19 +151,55 @@ class Registry:
         self._violations.clear()
         self._seen.clear()
 
-    def report(self, violation: Violation, mode: Strict) -> Violation:
+    @contextlib.contextmanager
+    def deferring(self) -> Iterator[list[Violation]]:
+        """Inside the block, ``raise`` mode records a violation instead of raising it, on
+        the registration it concerns (see :attr:`Registration.deferred`) and in the list
+        the block yields (outer blocks' lists get it too). ``pytest --aig-strict`` collects
+        under it, so that a mistake found at import fails the tests that use the function,
+        not the collection; ``install()`` checks earlier registrations under it."""
+        found: list[Violation] = []
+        self._deferrals.append(found)
+        try:
+            yield found
+        finally:
+            self._deferrals.remove(found)
+
+    @property
+    def deferring_now(self) -> bool:
+        """Whether a :meth:`deferring` block is active."""
+        return bool(self._deferrals)
+
+    def report(self, violation: Violation, mode: Strict, registration: Registration | None = None) -> Violation:
         """Record ``violation`` and apply ``mode``: raise :class:`ContractViolation` or
         warn with :class:`ContractWarning` (once per distinct violation; a compile calls
-        the function three times and would otherwise say everything three times)."""
+        the function three times and would otherwise say everything three times).
+        ``raise`` inside a :meth:`deferring` block records it on ``registration`` instead."""
         new = violation not in self._seen
         if new:
             self._seen.add(violation)
             self._violations.append(violation)
+        if mode is Strict.RAISE and self._deferrals:
+            if registration is not None and violation not in registration.deferred:
+                registration.deferred.append(violation)
+            for found in self._deferrals:
+                if violation not in found:
+                    found.append(violation)
+            return violation
         if mode is Strict.RAISE:
             raise ContractViolation(violation)
         if mode is Strict.WARN and new:
             warnings.warn(ContractWarning(violation), stacklevel=_user_stacklevel())
         return violation
+
+
+def deferred_error(violations: list[Violation]) -> ContractViolation:
+    """The error that raises deferred ``violations``: the first, the others as notes."""
+    error = ContractViolation(violations[0])
+    for other in violations[1:]:
+        if hasattr(error, "add_note"):  # Python 3.11+
+            error.add_note(other.message)
+    return error
 
 
 def _user_stacklevel() -> int:
