@@ -15,7 +15,7 @@ import torch
 import torch._dynamo
 import torch._dynamo.decorators
 
-from runtime_guard import captures, contained, kinds, late
+from runtime_guard import captures, contained, kinds, late, regions
 from runtime_guard.errors import Violation
 from runtime_guard.modes import Strict, get_strict, on_set_strict
 from runtime_guard.recreated import recreated
@@ -32,6 +32,9 @@ _INTERNAL = tuple(os.path.dirname(path) + os.sep for path in (__file__, torch.__
 )
 
 
+# Both entry points run with Dynamo off: called in a compiled region, Dynamo graph-breaks
+# once at the call, as at torch's allow_in_graph, and compiles no frame of the guard.
+@torch.compiler.disable
 def allow_in_graph(fn: Any) -> Any:
     """Drop-in for ``torch.compiler.allow_in_graph`` that checks the contract in strict mode.
 
@@ -48,6 +51,7 @@ def allow_in_graph(fn: Any) -> Any:
     return _allow(fn, as_torch=False)
 
 
+@torch.compiler.disable
 def installed_allow_in_graph(fn: Any) -> Any:
     """What :func:`install` puts in the place of torch's ``allow_in_graph``: :func:`allow_in_graph`,
     except that code written for torch gets torch's result wherever a wrapper would differ
@@ -71,9 +75,8 @@ def _allow(fn: Any, as_torch: bool) -> Any:
     mode = get_strict()
     if mode is Strict.OFF:
         return _dynamo_allow_in_graph(fn)
-    # Dynamo folds is_dynamo_compiling() to True only in a frame it traces, so this tells
-    # whether *this* call is inside a compiled region (AIG404), whatever other threads do.
-    return _register(fn, mode, torch.compiler.is_dynamo_compiling(), as_torch)
+    # Asked of this call's caller, so other threads compiling do not count (AIG404).
+    return _register_now(fn, mode, regions.compiled(_caller()), as_torch)
 
 
 def _caller() -> types.FrameType | None:
@@ -235,11 +238,6 @@ def _weakly_referable(fn: object) -> bool:
     except TypeError:
         return False
     return True
-
-
-# Inside a compiled region Dynamo graph-breaks here and runs the registration eagerly;
-# ``compiling`` was read by the caller, where Dynamo still folds it to True (AIG404).
-_register = torch.compiler.disable(_register_now)
 
 
 # -- install / uninstall ------------------------------------------------------------------
