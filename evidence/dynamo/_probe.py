@@ -1,6 +1,6 @@
 """Helpers for the D-series experiments (decorator stacks, conflicting markers,
 autograd.Function captures, re-created nested defs).  Builds on _harness.py,
-which is a verbatim copy of the shared one.  Nothing here changes torch
+which holds the measurement helpers of every experiment.  Nothing here changes torch
 behaviour: it compiles, calls, compares with the uncompiled function, and
 reads the Dynamo graphs handed to a CompileCounterWithBackend.
 

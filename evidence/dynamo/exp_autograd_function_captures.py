@@ -1,6 +1,6 @@
 """D3: an autograd.Function subclass decorated with @allow_in_graph whose
 forward (or backward) reads module-global state instead of its arguments:
-  A. forward uses a global tensor W (does it raise like shared FINDINGS 1a?)
+  A. forward uses a global tensor W (does it raise like FINDINGS S1a?)
   B. forward and backward use a global Python float K, rebound between calls (stale?)
   C. only backward uses the global tensor W, mutated in place between calls
   D. only backward uses the global float K, rebound between calls

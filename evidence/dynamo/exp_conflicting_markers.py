@@ -8,10 +8,10 @@ graph contain?
 Every body computes x * 2 + 1 and increments a counter, so "body runs per call"
 (3 compiled calls) tells whose semantics ran:
   allow_in_graph alone: eager [2, 1, 1], aot_eager/inductor [3, 0, 0]
-  (shared FINDINGS section 4/7).  A second part puts a captured module-global
+  (FINDINGS sections S4/S7).  A second part puts a captured module-global
 tensor W in the body: allow_in_graph alone raises at the first compiled call
-(shared FINDINGS 1a), nonstrict_trace and leaf_function do not on eager/aot_eager
-(shared FINDINGS 9), so it discriminates between them."""
+(FINDINGS S1a), nonstrict_trace and leaf_function do not on eager/aot_eager
+(FINDINGS S9), so it discriminates between them."""
 
 import gc
 

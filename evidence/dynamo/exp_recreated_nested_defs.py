@@ -6,13 +6,13 @@ D4: a factory make() returns a fresh registered nested def; the module global G
     a. no free variables, no defaults: both copies compute x * 2 + 1
     b. positional default  def g(x, k=k)   (make(2.0), then make(3.0))
     c. keyword-only default def g(x, *, k=k)
-    d. reference: closure cell (free variable k), as in shared FINDINGS 1c
+    d. reference: closure cell (free variable k), as in FINDINGS S1c
 D5: nn.Module whose __init__ does self.fn = allow_in_graph(lambda x: x * self.k),
     self.k a Python float; two instances (k=2.0, k=3.0), each torch.compile'd.
     Then instance 1's self.k is changed to 5.0.  Control: the same module
     without allow_in_graph.
 
-Dynamo guards a registered function by its __code__ only (shared FINDINGS 0.4);
+Dynamo guards a registered function by its __code__ only (FINDINGS S0.4);
 these cases show what that means when closure/defaults/self differ."""
 
 import weakref
