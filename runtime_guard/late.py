@@ -26,6 +26,8 @@ NAMED = 8
 
 #: Torch's own registrations, looked at once (held weakly: an id is only theirs while they live).
 _ignored: dict[int, weakref.ref[object]] = {}
+#: The ids :func:`baseline` saw, less those torch has dropped since.
+_baseline: set[int] = set()
 
 
 class LateGuardWarning(UserWarning):
@@ -42,10 +44,20 @@ def _ids(table_name: str) -> set[int]:
         return set()
 
 
+def baseline() -> None:
+    """Count every registration torch holds now as known: a later ``install()`` or
+    ``set_strict()`` checks only those made after this call. For a test suite whose tests
+    must not meet the registrations earlier tests left alive (``tests/runtime_guard/conftest.py``)."""
+    _baseline.clear()
+    _baseline.update(_ids("_allowed_callable_ids"))
+
+
 def _unknown(known: set[int]) -> set[int]:
+    allowed = _ids("_allowed_callable_ids")
+    _baseline.intersection_update(allowed)  # an id torch dropped may come back as another object's
     not_allow_in_graph = _ids("_nonstrict_trace_callable_ids") | _ids("_leaf_function_ids")
     ignored = {key for key, ref in _ignored.items() if ref() is not None}
-    return _ids("_allowed_callable_ids") - not_allow_in_graph - ignored - known
+    return allowed - not_allow_in_graph - ignored - _baseline - known
 
 
 def _torch_own(obj: object) -> bool:

@@ -9,6 +9,7 @@ import torch
 import torch._dynamo
 
 import runtime_guard as rg
+from runtime_guard import late
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +18,7 @@ def clean_guard() -> Iterator[None]:
     rg.set_strict("off")
     rg.registry.clear_violations()
     torch._dynamo.reset()
+    late.baseline()  # what earlier tests registered with torch is not this test's late registration
     yield
     rg.uninstall()
     rg.set_strict("off")

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import selftest_cases as cases
 import torch
-import torch.nn.attention.bias  # noqa: F401 - torch registers functions of its own at import
 
 import runtime_guard as rg
 from runtime_guard.late import LateGuardWarning
@@ -29,6 +28,9 @@ def scaled(x):
 def clean(x):
     return x * 2
 """
+
+#: A tensor the torch-owned stand-in reads.
+W = torch.ones(3)
 
 
 def _package(tmp_path: Path) -> object:
@@ -88,14 +90,19 @@ def test_raise_mode_raises_after_checking_them_all(tmp_path: Path) -> None:
 
 
 def test_torch_own_registrations_are_never_reported() -> None:
-    own = torch.backends.cuda.can_use_flash_attention
-    assert torch._dynamo.trace_rules.is_callable_allowed(own)
+    # As torch.nn.attention.bias registers torch.backends.cuda.can_use_flash_attention at
+    # import, after the baseline the test fixture takes (which counts that one as known).
+    def own(x):
+        return x * W
+
+    own.__module__ = "torch.nn.attention.bias"
+    torch._dynamo.allow_in_graph(own)
     rg.set_strict("warn")
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         rg.install()
-    assert not any("can_use_flash_attention" in text for text in _late_warnings(record))
-    assert not any("torch" in v.site for v in rg.registry.violations())
+    assert _late_warnings(record) == []
+    assert rg.registry.violations() == []
     assert rg.registry.lookup(own) is None
 
 
