@@ -44,7 +44,7 @@ def packages(arguments: list[str]) -> set[str]:
     """The distribution names that one pip command's arguments install (``-e ".[a,b]"`` gives
     ``.[a]`` and ``.[b]``)."""
     names = set()
-    for before, argument in zip(["", *arguments], arguments):
+    for before, argument in zip(["", *arguments], arguments, strict=False):
         if before in OPTIONS_WITH_VALUES:
             continue
         if argument.startswith(".["):
