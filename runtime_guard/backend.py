@@ -41,10 +41,11 @@ from torch._inductor.compile_fx import compile_fx
 
 from runtime_guard import captures
 from runtime_guard import reports as report_store
-from runtime_guard.errors import Violation
+from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.modes import Strict, get_strict, parse
 from runtime_guard.registry import Registration, registry
 from runtime_guard.reports import GraphBreak, GraphReport, Guard, RegisteredCall, last_report, reports
+from runtime_guard.surfacing import through_backend
 from runtime_guard.values import check_call, check_result
 from runtime_guard.wrapper import make_wrapper, positional_names
 
@@ -331,6 +332,8 @@ def aigcheck_backend(
             _check_breaks(collections.Counter({b.reason: b.count for b in breaks}), _mode(adhoc_mode))
             checked = check_graph(gm, adhoc_mode, recent)
             return _compile(gm, example_inputs, compiler, patches)
+        except ContractViolation as error:
+            raise through_backend(error) from error.__cause__  # not BackendCompilerFailed (D18)
         finally:
             found = registry.violations()
             _violations_seen = len(found)

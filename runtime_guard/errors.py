@@ -5,9 +5,10 @@ function, where it was registered, and a self-contained message. The registry ke
 every violation; the reporting policy (see :mod:`runtime_guard.modes`) turns it into a
 :class:`ContractViolation` (raise) or a :class:`ContractWarning` (warn).
 
-Messages stand alone because Dynamo re-wraps exceptions raised while it traces
-(``TorchRuntimeError`` keeps only the repr of ours): they start with the API name and
-carry the function, the registration site, the clause, the offending value and the fix.
+Messages stand alone (a compile that fails in warn mode, and torch's own logs, keep only
+their text): they start with the API name and carry the function, the registration site,
+the clause, the offending value and the fix. In raise mode :mod:`runtime_guard.surfacing`
+makes a violation found while Dynamo traces reach the user as itself.
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ from torch.utils.weak import WeakIdKeyDictionary
 from runtime_guard import captures
 from runtime_guard.errors import Violation
 from runtime_guard.registry import Registration, registry
+from runtime_guard.surfacing import surfaced
 from runtime_guard.tracing import CaptureMode, Foreign, tensor_names
 from runtime_guard.values import Finding, check_call, check_result, fast_ok, fast_result
 
@@ -108,7 +109,8 @@ def _check_traced_frame(ctx: Any) -> None:
     except (AttributeError, KeyError, TypeError):  # another torch: no check rather than a failure
         return
     if isinstance(registration, Registration):
-        _report_all(registration, list(check_call(names, args, kwargs)))
+        with surfaced(registration, whole_frame=True):
+            _report_all(registration, list(check_call(names, args, kwargs)))
 
 
 #: One copy of the wrapper's code per code object of the wrapped functions, keyed by
@@ -144,7 +146,8 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
         # Traced in this thread: is_compiling() alone is true in every thread while one
         # compiles (D13); the tracing context is per thread.
         if _is_compiling() and _tracing_context() is not None:
-            return checked_call(fn, registration, names, args, kwargs)
+            with surfaced(registration):  # raised as itself, not wrapped by Dynamo
+                return checked_call(fn, registration, names, args, kwargs)
         if registration.traced_calls_left > 0:
             registration.traced_calls_left -= 1
             return checked_call(fn, registration, names, args, kwargs)
