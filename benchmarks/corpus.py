@@ -1,4 +1,4 @@
-"""The checker on real trees, against the speed budgets of DESIGN.md section 6 (issue 4).
+"""The checker on real trees, against the project's speed budgets (``corpus_report.budget_rows``, issue 4).
 
 For each tree (the installed torch package, and pinned diffusers and transformers wheels from
 PyPI, unpacked into a work dir outside the repository) it measures in one run: the read floor

@@ -66,7 +66,7 @@ def torchfix_ratio(proc: Proc | None, aig: Series) -> tuple[str, str]:
 
 
 def budget_rows(trees: list[Tree]) -> list[str]:
-    """The budgets of shared/DESIGN.md section 6 that the corpus run measures."""
+    """The project's speed budgets that the corpus run measures, each row naming its budget."""
     rows = []
     for tree in trees:
         if tree.label in ("torch", "transformers") and tree.error is None and tree.cold.ok and tree.ruff.ok:
@@ -248,7 +248,7 @@ def render(ctx: Context, trees: list[Tree], final: bool) -> str:
             f"**Noise:** other processes used up to {disturbed[-1][0]:.0%} of the CPUs during some kept runs "
             f"({labels}); those times are inflated (see each tree's last row)."
         )
-    out += ["", "### Budgets (DESIGN.md section 6)", "", "| budget | measured | met |", "|---|---|---|"]
+    out += ["", "### Budgets", "", "| budget | measured | met |", "|---|---|---|"]
     out += budget_rows(trees) or ["| (nothing measured) | | |"]
     out.append("")
     for tree in trees:

@@ -1,6 +1,6 @@
 """What the runtime guard costs, against the same function registered unguarded.
 
-Measures, in one run (DESIGN.md section 6 budgets):
+Measures, in one run, each against its budget:
 
 1. inductor steady state: a compiled call with strict ``raise`` against strict ``off``
    (budget: ratio within 1.05; the wrapper never runs after compiling);

@@ -5,7 +5,7 @@ here, and so do selection, configuration, the documentation, the cache and
 ``runtime_guard``. Those need only this table, while the rule classes import libcst and
 the analysis, which cost more than a whole run answered from the cache.
 
-``PLANNED`` names codes that DESIGN.md reserves but that are not implemented yet, so
+``PLANNED`` names codes reserved for rules that are not implemented yet, so
 that configuration and ``# noqa`` comments naming them are accepted today. Codes are
 stable and never reused.
 """

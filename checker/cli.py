@@ -274,7 +274,7 @@ def explain(token: str) -> str:
     if code in catalogue.planned:
         return (
             f"{code} ({catalogue.planned[code]}) is planned but not implemented yet, "
-            "so it has no documentation; see DESIGN.md section 2 for what it will check.\n"
+            "so it has no documentation yet (checker/catalog.py reserves its code).\n"
         )
     from checker.rules import RULES_BY_CODE
 

@@ -6,8 +6,8 @@ here is standard library only, so the checker never needs torch.
 
 Three sets per direction (arguments, results): what the documentation promises, what
 works in practice in torch 2.13 although undocumented, and what is known to break and
-how. Each entry cites the experiment that shows it: ``S§n`` is a section of
-``shared/evidence/dynamo/FINDINGS.md``, ``D§n`` of ``evidence/dynamo/FINDINGS.md``.
+how. Each entry cites the experiment that shows it: ``S§n`` and ``D§n`` are the
+sections Sn and Dn of ``evidence/dynamo/FINDINGS.md``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Consequence(enum.Enum):
     RESULT_GRAPH_BREAKS = "result-graph-breaks"
 
 
-#: Measured in shared/evidence/dynamo/FINDINGS.md sections 1a, 1b and 3.
+#: Measured in evidence/dynamo/FINDINGS.md sections S1a, S1b and S3.
 CONSEQUENCE_TEXT = {
     Consequence.CAPTURED_TENSOR_FAILS: "compiling fails with 'Please convert all Tensors to FakeTensors first'",
     Consequence.STATE_FROZEN: "aot_eager and inductor freeze the value read at compile time and never see a change",

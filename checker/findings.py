@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 
 class Severity(enum.Enum):
-    """How bad a finding is, following the evidence (DESIGN.md section 2)."""
+    """How bad a finding is, following the evidence (README.md, "Rules")."""
 
     INFO = "info"
     WARNING = "warning"

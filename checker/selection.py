@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 _PREFIX = re.compile(r"^AIG\d{0,3}$")
 
 #: Off-by-default rules that ``doc-strict`` turns on: checks of what the documentation
-#: promises rather than of what fails (DESIGN.md section 2).
+#: promises rather than of what fails (README.md, "Rules").
 DOC_STRICT_CODES: frozenset[str] = frozenset({"AIG105"})
 
 

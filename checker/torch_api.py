@@ -48,7 +48,7 @@ class Marker(enum.Enum):
 #: Decorators that make a function opaque to tracing: custom ops (their implementation is
 #: called at run time, never traced by Dynamo or AOT) and Dynamo's own opaque markers (the
 #: function is judged as a registration of its own). A registered body that calls one is
-#: not followed into it (DESIGN.md section 2, AIG301).
+#: not followed into it (torch traces a custom op's fake implementation, never its body).
 OPAQUE_DECORATORS = frozenset(
     {
         "torch.library.custom_op",

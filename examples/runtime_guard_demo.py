@@ -1,8 +1,8 @@
 """``python examples/runtime_guard_demo.py``: a silent contract violation, then the guard naming it.
 
 A registered function reads a module-level Python float. Compiled with Inductor, it
-keeps using the value from compile time after the float changes (shared evidence
-section 1b), with no warning. Under ``strict("warn")`` the same registration is
+keeps using the value from compile time after the float changes (evidence/dynamo/
+FINDINGS.md section S1b), with no warning. Under ``strict("warn")`` the same registration is
 reported at once, with the static checker's code.
 """
 

@@ -1,6 +1,6 @@
 """``torch.compile(model, backend="aigcheck")``: check each graph, then compile it.
 
-For every graph Dynamo hands over (``shared/evidence/dynamo/FINDINGS.md`` section 6):
+For every graph Dynamo hands over (``evidence/dynamo/FINDINGS.md`` section S6):
 
 - each ``call_function`` node whose target is a user function registered with
   ``allow_in_graph`` (through ``runtime_guard`` or torch's own) has its argument and

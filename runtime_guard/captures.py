@@ -1,7 +1,7 @@
 """Registration-time introspection: what a function reads besides its arguments.
 
-Sources, as in ``shared/evidence/dynamo/FINDINGS.md`` ("Implications for a runtime
-guard"): ``inspect.getclosurevars`` (closure cells and referenced globals),
+Sources, as in ``evidence/dynamo/FINDINGS.md`` section S14 ("Implications for a
+runtime guard"): ``inspect.getclosurevars`` (closure cells and referenced globals),
 ``__defaults__`` / ``__kwdefaults__``, the instance of a bound method, and the attributes
 the code reads of captured objects and of captured modules (``config.LOSS_SCALE``),
 followed ``ATTRIBUTE_DEPTH`` levels deep (``self.cfg.eps``).

@@ -1,6 +1,6 @@
 """Registration-time checks of what was passed to ``allow_in_graph`` (AIG402-AIG405).
 
-Each check follows ``shared/evidence/dynamo/FINDINGS.md`` section 5 and
+Each check follows ``evidence/dynamo/FINDINGS.md`` section S5 and
 ``evidence/dynamo/FINDINGS.md`` D1, D6 and D7: which objects Dynamo honours at a call
 site, which it silently ignores, and which make it fail.
 """

@@ -1,6 +1,6 @@
 """The self test's probe: change each Python scalar a function reads, call again, compare.
 
-Dynamo does not guard on what a registered function reads (shared evidence 1b, D3, D7),
+Dynamo does not guard on what a registered function reads (evidence S§1b, D§3, D§7),
 so a compiled call that ignores the change froze the value at compile time: AIG302. The
 values probed are those :mod:`runtime_guard.captures` finds: closure cells, globals,
 attributes of captured modules (``config.LOSS_SCALE``) and of captured objects

@@ -1,6 +1,6 @@
 """Which tensors a call uses that it was not given: a TorchFunctionMode around the call.
 
-``shared/evidence/dynamo/FINDINGS.md`` section 8: the mode sees every tensor operand of
+``evidence/dynamo/FINDINGS.md`` section S8: the mode sees every tensor operand of
 every torch function, in every compile phase (Dynamo's fake call, both AOT traces) and
 in eager calls, before Dynamo's own FakeTensor assertion fires. A tensor operand that is
 neither a pytree leaf of the arguments nor produced by an earlier op of the call was

@@ -4,7 +4,7 @@ Both the function and the wrapper are registered with Dynamo: calls through the 
 decorator bound (the wrapper) are checked, and a call-form ``allow_in_graph(f)`` whose
 result was discarded keeps ``f`` registered exactly as torch would.
 
-When the wrapper runs (``shared/evidence/dynamo/FINDINGS.md`` section 7):
+When the wrapper runs (``evidence/dynamo/FINDINGS.md`` section S7):
 
 - while a graph is traced in this thread (Dynamo's fake call, the two AOT traces): every
   call checks the arguments (AIG101/AIG102), runs the body under

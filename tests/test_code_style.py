@@ -24,7 +24,7 @@ def test_ruff_check_passes() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-# -- dependency direction (DESIGN.md section 3) ------------------------------------------
+# -- dependency direction (README.md, "Code layout") -------------------------------------
 
 PACKAGES = ("checker", "runtime_guard", "benchmarks")
 #: Upper layers first: a module never imports a module of a layer above its own.

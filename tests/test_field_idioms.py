@@ -7,8 +7,8 @@ on. Each package is checked whole, as ``aigcheck`` would check a project, and it
 findings must be exactly the ``# AIGnnn`` markers written on its lines; a module
 without markers must have no finding of severity error or warning (false positives
 are what this suite measures first). The markers follow the evidence
-(``shared/evidence/dynamo/FINDINGS.md``, ``evidence/dynamo/FINDINGS.md``) and
-DESIGN.md's rule table, never the checker's current output.
+(``evidence/dynamo/FINDINGS.md``) and the rules' documentation, never the checker's
+current output.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Whether captured Python state can change after compilation, by the evidence of the code.
 
-A compiled function keeps what it read while compiling (shared/evidence/dynamo/FINDINGS.md
-section 1b), so captured Python state matters only when something can change it later.
+A compiled function keeps what it read while compiling (evidence/dynamo/FINDINGS.md
+section S1b), so captured Python state matters only when something can change it later.
 Straight-line code at a module's top level runs once, at import, before anything is
 compiled; what can run later is the code in functions, a loop or a script's ``if
 __name__ == "__main__":`` block (which may call compiled code between its steps), and any

@@ -36,7 +36,7 @@ FINGERPRINT_KEY = "aigcheck/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 # Code scanning shows tags as filters. The families follow the code's hundreds
-# (DESIGN.md section 2).
+# (README.md, "Rules").
 _FAMILIES = {
     "1": "parameters",
     "2": "returns",

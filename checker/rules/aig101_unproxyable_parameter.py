@@ -26,8 +26,8 @@ class UnproxyableParameter(Rule):
     Dynamo cannot turn such an argument into an FX proxy: it graph-breaks with `Failed
     to convert args/kwargs to proxy` (`Unsupported` under `fullgraph=True`) and then
     traces the registered function's body like any other, so the opacity the
-    registration was for is silently lost (evidence: `shared/evidence/dynamo/FINDINGS.md`
-    sections 2 and 10a; `exp_input_types.py`, `exp_graph_break_fallback.py`).
+    registration was for is silently lost (evidence: `evidence/dynamo/FINDINGS.md`
+    sections S2 and S10a; `exp_input_types.py`, `exp_graph_break_fallback.py`).
 
     ## Example
     ```python

@@ -24,7 +24,7 @@ class HardErrorParameter(Rule):
     function receives a FakeTensor where it expects an array, and compiling fails hard
     on every backend: `TorchRuntimeError ... got TypeError('expected np.ndarray (got
     FakeTensor)')`, with no graph-break fallback (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 2; `exp_input_types.py`).
+    `evidence/dynamo/FINDINGS.md` section S2; `exp_input_types.py`).
 
     ## Example
     ```python

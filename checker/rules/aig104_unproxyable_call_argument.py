@@ -32,7 +32,7 @@ class UnproxyableCallArgument(Rule):
     convert args/kwargs to proxy` and trace the body instead, losing the registration;
     an ndarray fails compilation (`expected np.ndarray (got FakeTensor)`) and a builtin
     such as `torch.sin` raises `InternalTorchDynamoError` (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 2; `exp_input_types.py`).
+    `evidence/dynamo/FINDINGS.md` section S2; `exp_input_types.py`).
 
     ## Example
     ```python

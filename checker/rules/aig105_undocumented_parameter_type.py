@@ -21,7 +21,7 @@ class UndocumentedParameterType(Rule):
     frozen dataclass, a `NamedTuple`, `torch.Size`.
 
     ## Why is this bad?
-    Nothing breaks today (evidence: `shared/evidence/dynamo/FINDINGS.md` section 2,
+    Nothing breaks today (evidence: `evidence/dynamo/FINDINGS.md` section S2,
     "works in practice"; `exp_input_types.py`), but the contract only guarantees
     tensors, `int`, `bool`, `float`, `None`, lists and tuples of those, `torch.dtype`
     and `torch.device`. Teams that want to stay within the documented contract across

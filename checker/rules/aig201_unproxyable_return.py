@@ -31,7 +31,7 @@ class UnproxyableReturn(Rule):
     symbolic numbers as the result of a graph call. Anything else graph-breaks with
     `torch.* op returned non-Tensor` (`Unsupported` under `fullgraph=True`), and the
     body is then traced like ordinary code, so the registration is lost (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 3; `exp_output_types.py`; a registered
+    `evidence/dynamo/FINDINGS.md` section S3; `exp_output_types.py`; a registered
     class: `evidence/dynamo/FINDINGS.md` section D11, `exp_class_registration.py`, on
     torch 2.13.0 and 2.14.1).
 

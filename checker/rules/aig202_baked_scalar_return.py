@@ -30,7 +30,7 @@ class BakedScalarReturn(Rule):
     Dynamo records the number its fake-tensor call returned as a constant of the graph
     and returns that constant on every later call, on every backend, `eager`
     included: the function keeps returning the value from compile time, with no
-    warning (evidence: `shared/evidence/dynamo/FINDINGS.md` section 3, the
+    warning (evidence: `evidence/dynamo/FINDINGS.md` section S3, the
     `float(counter)` and `(x*1, int(counter))` rows; `exp_output_types.py`; clocks and
     random numbers: `evidence/dynamo/FINDINGS.md` section D16, `exp_number_results.py`,
     torch 2.13.0 and 2.14.1). Numbers fixed by the arguments are safe because Dynamo

@@ -38,7 +38,7 @@ class UntraceableTensorSubclass(Rule):
     out of that as one graph node on every backend; a subclass without the protocol makes
     the first compiled call fail, on `eager`, `aot_eager` and `inductor` alike, with
     `Creating a new Tensor subclass ... already associated to a python object of type
-    FakeTensor` (evidence: `shared/evidence/dynamo/FINDINGS.md` section 11,
+    FakeTensor` (evidence: `evidence/dynamo/FINDINGS.md` section S11,
     `exp_tensor_subclass_results.py`; a registered class: `evidence/dynamo/FINDINGS.md`
     section D11, `exp_class_registration.py`; torch 2.13.0 and 2.14.1).
 

@@ -35,8 +35,8 @@ class CapturedTensor(Rule):
     Dynamo runs the function once on FakeTensors while compiling, and a real captured
     tensor meeting a FakeTensor in an op fails the first compiled call on every backend
     with `TorchRuntimeError ... Please convert all Tensors to FakeTensors first`, an
-    error that names no variable (evidence: `shared/evidence/dynamo/FINDINGS.md`
-    section 1a; `exp_captured_tensors.py`, `exp_captured_evasions.py`).
+    error that names no variable (evidence: `evidence/dynamo/FINDINGS.md`
+    section S1a; `exp_captured_tensors.py`, `exp_captured_evasions.py`).
 
     ## Example
     ```python

@@ -38,7 +38,7 @@ class CapturedMutableState(Rule):
     `inductor` the value read while compiling is frozen into the graph: after the state
     changes, the compiled function silently keeps using the old value, with no warning
     and no recompile, while the `eager` backend sees the new value, so the bug hides in
-    debug runs (evidence: `shared/evidence/dynamo/FINDINGS.md` sections 1b and 4, the
+    debug runs (evidence: `evidence/dynamo/FINDINGS.md` sections S1b and S4, the
     rows marked STALE; `exp_captured_evasions.py`, `exp_recreated_closure.py`,
     `exp_body_behaviours.py`).
 

@@ -13,7 +13,7 @@ from checker.rules.base import Report, Rule, report
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
 #: Conversions that need the tensor's data, which a FakeTensor does not have: compiling
-#: fails loudly instead of baking a value (shared/evidence/dynamo/FINDINGS.md section 1).
+#: fails loudly instead of baking a value (evidence/dynamo/FINDINGS.md section S1).
 _LOUD_METHODS = frozenset({"item", "numpy"})
 
 
@@ -34,9 +34,9 @@ class LaunderedCapture(Rule):
     `torch.tensor(W.tolist())` and `x.reshape(W.shape)` compile, and under `aot_eager`
     and `inductor` the data or shape read at compile time is baked into the graph:
     later in-place updates or rebinding of `W` are silently ignored (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 1b; `exp_captured_evasions.py`).
+    `evidence/dynamo/FINDINGS.md` section S1b; `exp_captured_evasions.py`).
     `.item()`, `float(W)` and `.numpy()` on a captured tensor fail the first compiled
-    call instead (section 1a, "indirect use").
+    call instead (section S1a, "indirect use").
 
     ## Example
     ```python

@@ -25,7 +25,7 @@ class RecreatedClosure(Rule):
     Every closure made by the same factory shares one `__code__`, so once one closure is
     compiled into a graph, calls through another closure from the same factory reuse the
     first one's captured values: wrong results on every backend, `eager` included, with
-    no error (evidence: `shared/evidence/dynamo/FINDINGS.md` section 1c;
+    no error (evidence: `evidence/dynamo/FINDINGS.md` section S1c;
     `exp_recreated_closure.py`).
 
     ## Example

@@ -87,7 +87,7 @@ class IneffectiveRegistration(Rule):
     access), or skipped (`lookup_callable` requires a hashable callable), so Dynamo
     traces the body as if the registration did not exist: the opacity the author wanted
     is silently lost. A registered property getter is worse: Dynamo abandons the whole
-    calling frame (evidence: `shared/evidence/dynamo/FINDINGS.md` section 5,
+    calling frame (evidence: `evidence/dynamo/FINDINGS.md` section S5,
     `exp_what_is_accepted.py`; `evidence/dynamo/FINDINGS.md` section D1,
     `exp_decorator_stacks.py`; an `nn.Module` subclass: section D10,
     `exp_module_class_registration.py`).

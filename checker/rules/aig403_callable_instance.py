@@ -24,7 +24,7 @@ class CallableInstance(Rule):
     Dynamo accepts the registration, then fails at the first compiled call with
     `InternalTorchDynamoError: AttributeError: '...' object has no attribute
     '__name__'`, an internal error that does not point at the registration (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 5; `exp_what_is_accepted.py`; the
+    `evidence/dynamo/FINDINGS.md` section S5; `exp_what_is_accepted.py`; the
     `__name__` fix: `evidence/dynamo/exp_named_callable_instance.py`).
 
     ## Example

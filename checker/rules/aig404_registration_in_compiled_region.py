@@ -23,7 +23,7 @@ class RegistrationInCompiledRegion(Rule):
     functions inside a compiled region is not supported" (`Unsupported` under
     `fullgraph=True`). A registration made after the first compilation is not seen by
     the code already compiled either, until `torch._dynamo.reset()` (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` section 5; `exp_what_is_accepted.py`).
+    `evidence/dynamo/FINDINGS.md` section S5; `exp_what_is_accepted.py`).
 
     ## Example
     ```python

@@ -25,7 +25,7 @@ class NotCallable(Rule):
     `allow_in_graph` raises `AssertionError: allow_in_graph expects a callable` when the
     module is imported, or, for a staticmethod object, `TypeError: cannot create weak
     reference to 'staticmethod' object` when the class body runs (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` sections 0 and 5, `exp_what_is_accepted.py`;
+    `evidence/dynamo/FINDINGS.md` sections S0 and S5, `exp_what_is_accepted.py`;
     `evidence/dynamo/FINDINGS.md` section D1, `exp_decorator_stacks.py`).
 
     ## Example

@@ -32,8 +32,8 @@ class ConflictingMarkers(Rule):
     `disable` applied above `@allow_in_graph` makes the registration dead, one applied
     below it is silently defeated under `aot_eager` and `inductor`, and
     `nonstrict_trace` or `leaf_function` win in either order. Where the winner is clear,
-    aigcheck does not judge the dead registration's body (evidence: `evidence/dynamo/FINDINGS.md`, conflicting markers;
-    `shared/evidence/dynamo/FINDINGS.md` section 9 for how the markers differ).
+    aigcheck does not judge the dead registration's body (evidence: `evidence/dynamo/FINDINGS.md`
+    section D2, `exp_conflicting_markers.py`; section S9 for how the markers differ).
 
     ## Example
     ```python

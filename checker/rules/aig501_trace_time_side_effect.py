@@ -26,8 +26,8 @@ class TraceTimeSideEffect(Rule):
     under `eager` it then runs on every call (1+N times), while under `aot_eager` and
     `inductor` it runs three times at compile time and never again (3+0): logs and
     counters silently differ between backends, and state the body updates is frozen
-    into the compiled graph (evidence: `shared/evidence/dynamo/FINDINGS.md` sections 4
-    and 7; `exp_body_behaviours.py`, `exp_call_count_types.py`).
+    into the compiled graph (evidence: `evidence/dynamo/FINDINGS.md` sections S4
+    and S7; `exp_body_behaviours.py`, `exp_call_count_types.py`).
 
     ## Example
     ```python

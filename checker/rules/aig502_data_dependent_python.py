@@ -27,7 +27,7 @@ class DataDependentPython(Rule):
     `Data dependent operator` / `Data-dependent branching` and traces the body itself,
     losing the registration, or fails outright under `fullgraph=True` (`Could not guard
     on data-dependent expression`, `PendingUnbackedSymbolNotFound`) (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` sections 3, 4 and 10b;
+    `evidence/dynamo/FINDINGS.md` sections S3, S4 and S10b;
     `exp_body_behaviours.py`, `exp_output_types.py`).
 
     ## Example

@@ -24,7 +24,7 @@ class NeedsCustomOp(Rule):
     FakeTensors and FunctionalTensors, which have no data: compiling fails with
     `.numpy() is not supported for tensor subclasses` or `Cannot access data pointer
     of Tensor (e.g. FakeTensor, FunctionalTensor)` on every backend (evidence:
-    `shared/evidence/dynamo/FINDINGS.md` sections 0.5 and 4;
+    `evidence/dynamo/FINDINGS.md` sections S0.5 and S4;
     `exp_body_behaviours.py`). Code that must see real data belongs in a
     `torch.library.custom_op` with a fake (meta) implementation.
 

@@ -1,7 +1,7 @@
 """The silent failure classes of the evidence, reported by the guard under the real Inductor path.
 
 Each case compiles a tiny function with ``torch.compile(backend="inductor")`` on CPU
-(``shared/evidence/dynamo/FINDINGS.md`` sections 1, 3 and 5 describe what happens
+(``evidence/dynamo/FINDINGS.md`` sections S1, S3 and S5 describe what happens
 without the guard). Strict mode is ``warn`` unless the case shows ``raise``: in warn mode
 the compiled code still runs, so the case can show the silent wrong result next to the
 violation the guard recorded.

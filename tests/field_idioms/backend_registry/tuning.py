@@ -2,7 +2,7 @@
 
 The caches here are memoisation: an entry is written only when its key is missing,
 and a key always maps to the same value, so a compiled caller that read one at
-compile time reads the same value later (DESIGN.md section 2, AIG302: "Not state:
+compile time reads the same value later (AIG302's documentation: "Not state: ...
 memoisation caches").
 """
 

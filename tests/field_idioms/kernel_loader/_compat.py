@@ -1,8 +1,8 @@
 """Optional dependencies, each with its fallback.
 
 Names bound here are functions, modules or ``None``, fixed once the imports ran; a
-kernel that reads them at compile time reads what it would read later (DESIGN.md
-section 2, AIG302: "names bound to functions, classes or modules (import fallbacks
+kernel that reads them at compile time reads what it would read later (AIG302's
+documentation: "names bound to functions, classes or modules (import fallbacks
 included)" are not state).
 """
 
