@@ -7,7 +7,7 @@
 >>> rg.registry.violations()          # everything found, in warn and raise mode alike
 []
 
-Violations carry the static checker's codes (AIG101 ... AIG405); see DESIGN.md section 4.
+Violations carry the static checker's codes (AIG101 ... AIG405); README.md, "Strict mode at run time", says what each checks.
 Supported torch versions: 2.13.0 and 2.14.1 (what CI tests).
 """
 

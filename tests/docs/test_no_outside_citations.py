@@ -1,7 +1,7 @@
 """No tracked file cites a document outside the repository.
 
-A clone has neither the design document nor the folder of shared evidence that the
-project was started from, so a citation of either is a dead end for its reader: every
+A clone has neither the design document nor the evidence folder beside the checkout that
+the project was started from, so a citation of either is a dead end for its reader: every
 fact a file relies on is cited from the project's own ``evidence/`` (or its README).
 """
 
@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # Spelled in pieces, so that this file does not cite what it forbids.
 _DESIGN = "DESIGN" + r"\.md"
 _SHARED = "shared"
-#: ``../shared`` (but not a name such as ``../shared-cache``) and a path into the shared
-#: folder (``shared/evidence/...``, ``shared/hooks``), or the design document by name.
+#: The folder beside the checkout (but not a name that only starts like it, as a cache
+#: folder ``-cache`` does), a path into it, or the design document by name.
 OUTSIDE = re.compile(
     rf"\.\./{_SHARED}(?![\w-])|(?<![\w./-]){_SHARED}/(?:evidence|hooks|CONVENTIONS|{_DESIGN})|{_DESIGN}"
 )
-#: The same citations in words: "shared FINDINGS", "the shared evidence", "the shared harness".
+#: The same citations in words: the folder's name followed by FINDINGS, evidence, harness or file.
 OUTSIDE_IN_WORDS = re.compile(rf"\b{_SHARED} (?:FINDINGS|evidence|harness|file\b)", re.IGNORECASE)
 
 
