@@ -9,9 +9,18 @@ that do not use it nothing.
 
 With it, ``pytest_configure`` sets the strict mode and calls ``runtime_guard.install()``,
 so registrations made through ``torch.compiler.allow_in_graph`` from then on are guarded.
+
+What fails when, in ``raise`` mode: until collection ends (``conftest.py`` and test
+modules importing your package) a violation is recorded, not raised
+(``registry.deferring()``), so no collection error hides the rest; each later call of a
+function with such a violation raises it, failing the tests that use the function and no
+other. A violation found while a test runs (a registration it makes, a call it traces)
+fails that test at once. The terminal summary lists every violation of the session, and
+one found at import fails the session (exit status 1) even where no test used it.
 Ordering limitation: a module imported *before* the plugin is configured (a
 ``conftest.py`` import chain runs after it; another plugin that imports your package at
-its own load may run before) keeps its unguarded registrations, and so does code that
+its own load may run before) keeps its unguarded registrations (``install()`` checks them
+when it runs, as found at import, but cannot guard their calls), and so does code that
 bound ``from torch._dynamo import allow_in_graph`` before ``install()``. Set
 ``AIGCHECK_STRICT`` and call ``runtime_guard.install()`` at the top of your package to be
 independent of plugin order.
@@ -20,6 +29,7 @@ independent of plugin order.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Any
 
 import pytest
@@ -75,8 +85,57 @@ def pytest_configure(config: pytest.Config) -> None:
         option = "--aig-strict" if mode == "raise" else f"--aig-strict={mode}"
         raise pytest.UsageError(f"{option} {_NEEDS_TORCH}") from None
     config.stash[_SAVED] = runtime_guard.get_strict()
+    config.stash[_SESSION] = _Session(mode)  # before install(): it checks earlier registrations
     runtime_guard.set_strict(mode)
     runtime_guard.install()
+
+
+class _Session:
+    """The guard's part of one session: raising deferred until collection ends, and what
+    was found meanwhile."""
+
+    def __init__(self, mode: str) -> None:
+        from runtime_guard.registry import registry
+
+        self.mode = mode
+        self._deferral = contextlib.ExitStack()
+        self.at_import = self._deferral.enter_context(registry.deferring())
+
+    def collected(self) -> None:
+        self._deferral.close()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if _SESSION in session.config.stash:
+        session.config.stash[_SESSION].collected()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(_SESSION, None)
+    if state is not None and state.mode == "raise" and state.at_import and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(_SESSION, None)
+    if state is None or state.mode != "raise":
+        return  # warn mode: pytest's warnings summary lists the ContractWarnings
+    from runtime_guard.registry import registry
+
+    found = registry.violations()
+    if not found:
+        return
+    terminalreporter.section(
+        f"aigcheck: {len(found)} allow_in_graph contract violation(s) in strict mode 'raise', "
+        f"{len(state.at_import)} found at import"
+    )
+    for violation in found:
+        terminalreporter.line(violation.message)
+    if state.at_import:
+        terminalreporter.line(
+            "aigcheck: violations found at import fail the session (exit status 1) even where no test calls "
+            "the function; fix them, or see them without failing with --aig-strict=warn"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -84,6 +143,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     import runtime_guard
 
+    config.stash[_SESSION].collected()
     runtime_guard.uninstall()
     runtime_guard.set_strict(config.stash[_SAVED])
 
@@ -94,3 +154,4 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 _SAVED: pytest.StashKey[Any] = pytest.StashKey()
+_SESSION: pytest.StashKey[_Session] = pytest.StashKey()

@@ -163,7 +163,8 @@ class Registry:
         try:
             yield found
         finally:
-            self._deferrals.remove(found)
+            # By identity: the lists of two blocks are equal while both are empty.
+            self._deferrals[:] = [other for other in self._deferrals if other is not found]
 
     @property
     def deferring_now(self) -> bool:

@@ -14,6 +14,9 @@ When the wrapper runs (``evidence/dynamo/FINDINGS.md`` section S7):
 - eager calls (uncompiled code, the eager backend's graph): the first
   ``TRACED_EAGER_CALLS`` calls are checked like the traced ones; after that only a
   type-set fast path over the arguments and the result remains.
+- a registration whose violations were deferred (``raise`` mode while
+  ``registry.deferring()``, as ``pytest --aig-strict`` collects) raises them on every
+  call, eager or traced.
 - when Dynamo cannot put the call in the graph (an unproxyable argument) it traces the
   wrapper's own bytecode instead (S§10a). The wrapper then does nothing but call the
   function, so Dynamo traces exactly what it traces without the guard; the ``aigcheck``
@@ -43,7 +46,7 @@ from torch.utils.weak import WeakIdKeyDictionary
 
 from runtime_guard import captures
 from runtime_guard.errors import Violation
-from runtime_guard.registry import Registration, registry
+from runtime_guard.registry import Registration, deferred_error, registry
 from runtime_guard.surfacing import surfaced
 from runtime_guard.tracing import CaptureMode, Foreign, tensor_names
 from runtime_guard.values import Finding, check_call, check_result, fast_ok, fast_result
@@ -54,7 +57,8 @@ _tracing_context = torch._guards.TracingContext.try_get
 
 
 def _report(registration: Registration, code: str, detail: str) -> Violation:
-    return registry.report(Violation(code, registration.name, registration.site, detail), registration.mode)
+    violation = Violation(code, registration.name, registration.site, detail)
+    return registry.report(violation, registration.mode, registration)
 
 
 def _report_all(registration: Registration, findings: list[Finding]) -> None:
@@ -142,6 +146,10 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
             # argument check while Dynamo traces, adding no node and no graph break.
             comptime(_check_traced_frame)
             return body(*args, **kwargs)
+        if registration.deferred and not registry.deferring_now:
+            # Found in raise mode while raising was deferred (a pytest collection): each
+            # call fails instead, so the tests that use the function fail and no other.
+            raise deferred_error(registration.deferred)
         registration.calls_checked += 1
         # Traced in this thread: is_compiling() alone is true in every thread while one
         # compiles (D13); the tracing context is per thread.
