@@ -149,7 +149,8 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
         if registration.deferred and not registry.deferring_now:
             # Found in raise mode while raising was deferred (a pytest collection): each
             # call fails instead, so the tests that use the function fail and no other.
-            raise deferred_error(registration.deferred)
+            with surfaced(registration):  # raised as itself, not wrapped by Dynamo
+                raise deferred_error(registration.deferred)
         registration.calls_checked += 1
         # Traced in this thread: is_compiling() alone is true in every thread while one
         # compiles (D13); the tracing context is per thread.

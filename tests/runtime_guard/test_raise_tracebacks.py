@@ -137,3 +137,21 @@ def test_the_aigcheck_backend_raises_the_violation_as_itself() -> None:
         compiled(torch.ones(4))
     assert info.value.code == "AIG202"
     assert "AIG202 baked-scalar-return" in _last_line(info.value)
+
+
+def test_a_violation_deferred_at_registration_is_raised_as_itself(raising) -> None:
+    """``pytest --aig-strict`` defers what it finds at import to the calls of the function:
+    a compiled call raises it as itself too."""
+    from runtime_guard.registry import registry
+
+    weights = torch.ones(4)
+    with registry.deferring():
+
+        @rg.allow_in_graph
+        def scale(x):
+            return x * weights  # AIG301, found at registration
+
+    with pytest.raises(rg.ContractViolation) as info:
+        torch.compile(lambda x: scale(x + 0) * 1, backend="eager")(torch.ones(4))
+    assert info.value.code == "AIG301"
+    assert type(info.value) is rg.ContractViolation
