@@ -311,10 +311,13 @@ def _changed_sources(original: Program, program: Program) -> str:
 
 # -- the invariant -----------------------------------------------------------------------
 
+# The three tests of a case share its rewrite (cached, and costlier than their checks):
+# module-scoped parameters make pytest run them one after another, so that the worker of
+# ``pytest -n`` that runs the first runs the other two as well, and rewrites once.
 CASES = [pytest.param(name, subject, id=f"{name}[{subject.name}]") for name in REWRITES for subject in SUBJECTS]
 
 
-@pytest.mark.parametrize(("name", "subject"), CASES)
+@pytest.mark.parametrize(("name", "subject"), CASES, scope="module")
 def test_findings_survive_the_rewrite(name: str, subject: Subject) -> None:
     result = _applied(name, subject)
     difference, found = compare(subject, result.program)
@@ -340,7 +343,7 @@ def _applied(name: str, subject: Subject) -> Rewritten:
     return result
 
 
-@pytest.mark.parametrize(("name", "subject"), CASES)
+@pytest.mark.parametrize(("name", "subject"), CASES, scope="module")
 def test_every_original_line_is_kept_once(name: str, subject: Subject) -> None:
     """Rewrites move, respell and add lines (imports, registrations), but never drop or copy one:
     a finding always has exactly one place to move to."""
@@ -426,7 +429,7 @@ def test_every_original_imports_against_the_stand_ins(subject: Subject) -> None:
     assert errors == ({"pkg/broken_syntax.py": "SyntaxError"} if subject.name == "broken_syntax" else {})
 
 
-@pytest.mark.parametrize(("name", "subject"), CASES)
+@pytest.mark.parametrize(("name", "subject"), CASES, scope="module")
 def test_the_rewritten_program_runs_like_the_original(name: str, subject: Subject) -> None:
     result = _applied(name, subject)
     before, after = _ran_before(subject.name), run(result.program, _modules(subject))
