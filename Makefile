@@ -67,12 +67,12 @@ lint-fixtures: $(RUNTIME_STAMP)
 	$(BIN)/aigcheck fixtures/bad; test $$? -eq 1
 
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 # The runtime guard's tests (its hostile-condition ones too) and the peer suite on the
 # second supported torch.
 test-2.14: $(TEST_STAMP_214)
-	$(VENV_214)/bin/python -m pytest -q -n 2 tests/runtime_guard tests/peer tests/reliability/test_guard_*.py
+	$(VENV_214)/bin/python -m pytest -q -n 2 --dist worksteal tests/runtime_guard tests/peer tests/reliability/test_guard_*.py
 
 test-all: test test-2.14
 
