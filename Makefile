@@ -3,13 +3,14 @@
 #               fixtures/, runs the runtime demo
 #   make test   the same .venv, plus the test tools and the peer suite's imports, then the
 #               test suite (torch 2.13.0); after `make demo` it installs only what is missing
-# CI (.ci/run) runs `make test-all`: the whole suite on torch 2.13.0, then the runtime
+# CI (.ci/run) runs `make test`, then `make test-2.14`: the whole suite on torch 2.13.0, then the runtime
 # guard's tests and the peer suite again on torch 2.14.1, in a second venv (.venv-2.14).
 #
 # Where torch comes from: pip's default index unless told otherwise. On a machine where that
 # resolves to the CUDA build (several GB), `make demo TORCH_INDEX=https://download.pytorch.org/whl/cpu`
 # installs the CPU build (torch alone from that index; everything else from the default one),
-# and `TORCH_WHEEL=path-or-url` installs .venv's torch from a wheel file.
+# and `TORCH_WHEEL=path-or-url` installs .venv's torch from a wheel file. Both count when a venv
+# is installed: `make clean` first to change an existing one's torch.
 PYTHON ?= python3
 TORCH_INDEX ?=
 TORCH_WHEEL ?=
