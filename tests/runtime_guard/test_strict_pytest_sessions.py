@@ -87,10 +87,17 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     return pytester
 
 
+#: The result of each set of options, run once for the tests that ask the same session
+#: different questions (each child pays torch's start-up and a few compiles).
+_RUNS: dict[tuple[str, ...], pytest.RunResult] = {}
+
+
 def run(suite: pytest.Pytester, *options: str) -> pytest.RunResult:
-    installed = any(entry.name == "aigcheck" for entry in entry_points(group="pytest11"))
-    load = () if installed else ("-p", "runtime_guard.pytest_plugin")
-    return suite.runpytest_subprocess(*load, "-p", "no:cacheprovider", *options)
+    if options not in _RUNS:
+        installed = any(entry.name == "aigcheck" for entry in entry_points(group="pytest11"))
+        load = () if installed else ("-p", "runtime_guard.pytest_plugin")
+        _RUNS[options] = suite.runpytest_subprocess(*load, "-p", "no:cacheprovider", *options)
+    return _RUNS[options]
 
 
 def test_every_mistake_found_at_import_fails_the_test_that_uses_it(suite: pytest.Pytester) -> None:
