@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import NamedTuple
+from unittest import mock
 
 import libcst as cst
 import pytest
@@ -55,6 +56,7 @@ from rewrites import (
 from stand_ins import Ran, run
 
 from checker import cli
+from checker import run as command_run
 from checker.engine import decode_source
 from checker.markers import expected
 from checker.rules import ALL_RULES
@@ -198,19 +200,43 @@ class Found(NamedTuple):
     message: str
 
 
-def check(program: Program, options: tuple[str, ...] = ()) -> list[Found]:
-    """The findings of one in-process run over the program, written to a temporary folder."""
+@contextlib.contextmanager
+def _parsing_here() -> Iterator[None]:
+    """The command line's run with every file parsed in this process: the same analysis and
+    the same hand-offs between files, without the forker and the contained worker that each
+    run forks (nine tenths of the time of a check of programs this small). Containment is
+    the reliability tests' concern; :func:`test_checking_here_finds_what_a_contained_run_finds`
+    holds the two to the same findings."""
+    contained = command_run.Options
+
+    def not_contained(*args: object, **kwargs: object) -> object:
+        return contained(*args, **{**kwargs, "contained": False})  # type: ignore[arg-type]
+
+    with (
+        mock.patch.object(command_run, "_forking", lambda paths, cache: contextlib.nullcontext(None)),
+        mock.patch.object(command_run, "Options", not_contained),
+    ):
+        yield
+
+
+def check(program: Program, options: tuple[str, ...] = (), *, contained: bool = False) -> list[Found]:
+    """The findings of one in-process run over the program, written to a temporary folder
+    (parsed in this process unless ``contained``)."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder).resolve()
         program.write(root)
         argv = ["--isolated", "--no-cache", "--exit-zero", "-q", "--jobs", "1", "--output-format", "json", *options]
         out = io.StringIO()
-        with contextlib.redirect_stdout(out):
+        with contextlib.redirect_stdout(out), contextlib.nullcontext() if contained else _parsing_here():
             status = cli.main([*argv, str(root)])
         assert status == 0, out.getvalue()
+        # Messages that cite another file name it under the temporary folder: "<root>" instead.
         return [
             Found(
-                item["code"], Path(item["path"]).resolve().relative_to(root).as_posix(), item["line"], item["message"]
+                item["code"],
+                Path(item["path"]).resolve().relative_to(root).as_posix(),
+                item["line"],
+                item["message"].replace(str(root), "<root>"),
             )
             for item in json.loads(out.getvalue() or "[]")
         ]
@@ -384,6 +410,13 @@ def _marked(program: Program) -> Counter[Key]:
 def test_the_program_as_laid_out_gives_its_markers(subject: Subject) -> None:
     """The layout under ``pkg/`` and the run in-process do not change what the fixture expects."""
     assert keys(subject.program, findings_before(subject)) == _marked(subject.program)
+
+
+@pytest.mark.parametrize("subject", [s for s in SUBJECTS if s.fixture], ids=lambda subject: subject.name)
+def test_checking_here_finds_what_a_contained_run_finds(subject: Subject) -> None:
+    """Every finding, message included, of the run the command line makes (each file parsed
+    in a worker) is that of the run these tests make (parsed in this process)."""
+    assert tuple(check(subject.program, subject.options, contained=True)) == findings_before(subject)
 
 
 @pytest.mark.parametrize("rewrite", [identity, shift_lines], ids=["identity", "shift-lines"])
