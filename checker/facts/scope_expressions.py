@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from checker.facts.scope_walker import ScopeWalker
+from checker.facts.scope_walker import Handlers, ScopeWalker
 from checker.facts.scopes import BindingKind, Mutation, MutationKind, ScopeKind, is_mutating_method
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -66,7 +66,7 @@ class ExpressionHandlers(ScopeWalker):
         """Annotations and other text that is not evaluated when the function runs."""
 
 
-EXPRESSION_HANDLERS = {
+EXPRESSION_HANDLERS: Handlers = {
     cst.Lambda: ExpressionHandlers._lambda,
     cst.NamedExpr: ExpressionHandlers._named_expr,
     cst.Call: ExpressionHandlers._call,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from checker.facts.memo_guards import catches_key_error, item_reads, missing_key, returns_when_present
-from checker.facts.scope_walker import ScopeWalker
+from checker.facts.scope_walker import Handlers, ScopeWalker
 from checker.facts.scopes import BindingKind, Mutation, MutationKind, ScopeKind
 from checker.facts.syntax import children
 
@@ -91,7 +91,8 @@ class StatementHandlers(ScopeWalker):
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self._in_branch(node, 0, node.body)
         looked_up = item_reads(node.body)
-        for index, handler in enumerate(node.handlers, 1):
+        handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = node.handlers
+        for index, handler in enumerate(handlers, 1):
             missing = looked_up if catches_key_error(handler) else []
             self._missing += missing
             self._in_branch(node, index, handler)
@@ -168,8 +169,8 @@ class StatementHandlers(ScopeWalker):
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
             self._mutated_base(target.value, Mutation(MutationKind.DELETE))
             if isinstance(target, cst.Subscript):
-                for element in target.slice:
-                    self._visit(element)
+                for index in target.slice:
+                    self._visit(index)
         else:
             self._visit(target)
 
@@ -210,8 +211,8 @@ class StatementHandlers(ScopeWalker):
                 self._bind(pattern.rest.value, pattern.rest, BindingKind.MATCH)
         elif isinstance(pattern, cst.MatchClass):
             self._visit(pattern.cls)
-            for element in pattern.patterns:
-                self._pattern(element.value)
+            for positional in pattern.patterns:
+                self._pattern(positional.value)
             for keyword in pattern.kwds:
                 self._pattern(keyword.pattern)
         elif isinstance(pattern, cst.MatchValue):
@@ -247,7 +248,7 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-STATEMENT_HANDLERS = {
+STATEMENT_HANDLERS: Handlers = {
     cst.IndentedBlock: StatementHandlers._block,
     cst.FunctionDef: StatementHandlers._function,
     cst.ClassDef: StatementHandlers._class,

@@ -29,12 +29,15 @@ from checker.facts.scopes import (
 )
 from checker.facts.syntax import children
 
+#: A node type -> the method that visits it, called with the walker and the node.
+Handlers = dict[type[cst.CSTNode], Callable[[Any, Any], None]]
+
 
 class ScopeWalker:
     """One pass over one module. ``handlers`` maps a node type to the method that visits
     it; a node without one is walked generically, a ``Name`` counted as a read."""
 
-    handlers: ClassVar[dict[type[cst.CSTNode], Callable[[Any, Any], None]]] = {}
+    handlers: ClassVar[Handlers] = {}
 
     def __init__(self, module: cst.Module) -> None:
         root = Scope(ScopeKind.MODULE, module, None, "<module>")
@@ -152,8 +155,8 @@ class ScopeWalker:
                 self.scope.attribute_stores.append(AttributeStore(target.value.value, target.attr.value, value, target))
         elif isinstance(target, cst.Subscript):
             self._mutated_base(target.value, Mutation(MutationKind.ITEM, memoises=fills_missing(target, self._missing)))
-            for element in target.slice:
-                self._visit(element)
+            for index in target.slice:
+                self._visit(index)
         else:
             self._visit(target)
 
