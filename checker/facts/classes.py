@@ -90,8 +90,10 @@ class ClassModel:
             if inferred.kind is Kind.UNKNOWN and isinstance(base, (cst.Name, cst.Attribute)):
                 inferred = self._inference.imported_expression(base, self.outer)
             definition = inferred.definition
-            project = inferred.kind is Kind.CLASS and isinstance(definition, cst.ClassDef)
-            found.append(self._inference.class_model(definition) if project and definition is not self.node else None)
+            project = inferred.kind is Kind.CLASS and definition is not self.node
+            found.append(
+                self._inference.class_model(definition) if project and isinstance(definition, cst.ClassDef) else None
+            )
         return found
 
     @cached_property

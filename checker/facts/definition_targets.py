@@ -8,6 +8,8 @@ class that another module registers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from checker.facts.classes import ClassModel
@@ -42,14 +44,14 @@ class DefinitionTargets:
         assert isinstance(definition, cst.FunctionDef)
         body = self.tree.scope_of[definition]  # a decorated def is always in this module
         name = definition.name.value
-        in_class = body.parent is not None and body.parent.kind is ScopeKind.CLASS
-        if not in_class:
+        parent = body.parent
+        if parent is None or parent.kind is not ScopeKind.CLASS:
             return self.function(registration, definition, name)
         applied_first = definition.decorators[registration.decorator_index + 1 :]
         applied_after = definition.decorators[: registration.decorator_index]
         below = self._decorator_names(applied_first, registration.scope)
         above = self._decorator_names(applied_after, registration.scope)
-        display = f"{body.parent.name}.{name}"
+        display = f"{parent.name}.{name}"
         if below & {"builtins.classmethod", "builtins.property", "builtins.staticmethod"}:
             if "builtins.classmethod" in below:
                 wrapped = Uncallable.CLASSMETHOD_OBJECT
@@ -73,7 +75,7 @@ class DefinitionTargets:
             return Target(registration, TargetKind.PROPERTY, registration.site, display, definition=definition)
         return Target(registration, TargetKind.METHOD, registration.site, display, definition=definition)
 
-    def _decorator_names(self, decorators: list[cst.Decorator] | tuple[cst.Decorator, ...], scope: Scope) -> set[str]:
+    def _decorator_names(self, decorators: Sequence[cst.Decorator], scope: Scope) -> set[str]:
         names: set[str] = set()
         for decorator in decorators:
             expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
@@ -125,7 +127,8 @@ class DefinitionTargets:
         ``self._f = allow_in_graph(self.meth)`` is honoured only through ``self._f``;
         ``self.meth = allow_in_graph(self.meth)`` shadows the method, so every call is.
         """
-        stored = self.tree.assigned_calls.get(registration.site)  # type: ignore[arg-type]
+        site = registration.site  # a call, or a decorator (never an assigned call)
+        stored = self.tree.assigned_calls.get(site) if isinstance(site, cst.Call) else None
         if isinstance(stored, cst.Attribute) and stored.attr.value == expr.attr.value:
             return None
         if not isinstance(expr.value, cst.Name):

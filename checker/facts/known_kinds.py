@@ -57,6 +57,8 @@ def method_result(receiver: Inferred, method: str) -> Inferred | None:
     """What calling ``method`` on a tensor, an array or a module returns, when the tables say."""
     if receiver.kind is Kind.TENSOR:
         result = api.tensor_method_result(method)
+        if result is None:
+            return UNKNOWN
         return {
             "tensor": Inferred(Kind.TENSOR, Basis.TENSOR_METHOD, method),
             "tensors": Inferred(Kind.TENSOR_CONTAINER, Basis.TENSOR_METHOD, method),

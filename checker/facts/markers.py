@@ -98,8 +98,8 @@ class Markers:
                 if marker is not None:
                     found.setdefault(definition, []).append((marker, decorator))
         for call, marker, argument, scope in self._marker_calls:
-            for definition in self._definitions_of(argument, scope):
-                found.setdefault(definition, []).append((marker, call))
+            for marked in self._definitions_of(argument, scope):
+                found.setdefault(marked, []).append((marker, call))
         return found
 
     @cached_property

@@ -154,7 +154,7 @@ class ModuleFacts:
     def registered_calls(self) -> Iterator[tuple[cst.Call, Scope, Target]]:
         """Calls anywhere in the module of a honoured registered function (or ``Fn.apply``),
         including one imported from another module and registered here."""
-        by_definition = {body.node: target for target, body in self.bodies()}
+        by_definition: dict[cst.CSTNode, Target] = {body.node: target for target, body in self.bodies()}
         imported = self._registered_imports()
         classes = {t.definition: t for t in self.honoured_targets if t.kind is TargetKind.AUTOGRAD_FUNCTION}
         for call, scope in self.tree.calls:
@@ -162,7 +162,7 @@ class ModuleFacts:
             if isinstance(func, cst.Attribute) and func.attr.value == "apply":
                 owner = self.inference.infer(func.value, scope)
                 target = classes.get(owner.definition) if owner.kind is Kind.CLASS else None
-                forward = next((b for b in target.bodies if b.node.name.value == "forward"), None) if target else None
+                forward = next((b for b in target.bodies if b.name == "forward"), None) if target else None
                 if target is not None and forward is not None:
                     yield call, scope, target
                 continue
@@ -279,11 +279,11 @@ class ModuleFacts:
             names = self.inference.qualified_names(func, scope)
             argument = registered_argument(call)
             if names & api.COMPILE_APIS and argument is not None:
-                for definition in self._compiled_entry(argument, scope):
-                    compiled.setdefault(definition, call)
+                for entry in self._compiled_entry(argument, scope):
+                    compiled.setdefault(entry, call)
             elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
-                for definition in self._compiled_entry(call.func.value, scope):
-                    compiled.setdefault(definition, call)
+                for entry in self._compiled_entry(call.func.value, scope):
+                    compiled.setdefault(entry, call)
         self._add_callees(compiled)
         return compiled
 
@@ -299,7 +299,7 @@ class ModuleFacts:
     def _add_callees(self, compiled: dict[cst.CSTNode, cst.CSTNode]) -> None:
         frontier = list(compiled)
         for _ in range(_COMPILED_CALL_DEPTH):
-            reached = []
+            reached: list[cst.CSTNode] = []
             for definition in frontier:
                 body = self.tree.scope_of.get(definition)
                 if body is None:

@@ -105,6 +105,7 @@ def _learn(node: cst.CSTNode) -> _Layout:
     unvisited = tuple(
         field.name for field in dataclasses.fields(node) if field.name not in visited and not _scalar(field.type)
     )
+    values: Callable[[cst.CSTNode], tuple[object, ...]]
     if len(visited) > 1:
         values = operator.attrgetter(*visited)  # one call for all the fields: a tuple
     else:
