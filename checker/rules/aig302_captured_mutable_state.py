@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
 from checker.contract import CONSEQUENCE_TEXT, Consequence
 from checker.facts.captures import Capture, Holder
 from checker.facts.kinds import Kind
@@ -201,7 +203,7 @@ class CapturedMutableState(Rule):
             )
 
 
-def _reason(capture: Capture) -> tuple[str | object, ...] | None:
+def _reason(capture: Capture) -> tuple[str | cst.CSTNode, ...] | None:
     """Why the captured value can change after compilation, as the evidence shows; None
     when nothing shows it can (a container that nothing changes is a constant)."""
     kind = capture.inferred.kind

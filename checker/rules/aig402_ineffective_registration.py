@@ -52,8 +52,10 @@ def _why(target: Target) -> str | tuple[str | cst.CSTNode, ...] | None:
             "ignored. Register the underlying function and pass the bound arguments explicitly"
         )
     if kind is TargetKind.MODULE_INSTANCE:
+        instance = target.value
+        assert instance is not None  # both makers of a module instance's target give what inference says
         return (
-            f"registers {target.display}, an nn.Module instance ({words.inferred(target.value)}); Dynamo traces modules as usual, "
+            f"registers {target.display}, an nn.Module instance ({words.inferred(instance)}); Dynamo traces modules as usual, "
             "so the registration is ignored. Register a function that takes the tensors it needs as arguments"
         )
     if kind is TargetKind.MODULE_CLASS:

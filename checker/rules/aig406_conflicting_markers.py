@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 
 import libcst as cst
 
@@ -58,7 +59,7 @@ class ConflictingMarkers(Rule):
     code = "AIG406"
     summary = "The registered function is also marked nonstrict_trace, leaf_function, disallow_in_graph or disable."
 
-    invalid = (
+    invalid: ClassVar[tuple[str, ...]] = (
         """
         import torch
         from torch._dynamo import nonstrict_trace

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import libcst as cst
 
@@ -98,7 +99,11 @@ class PrivateApi(Rule):
         for registration in facts.registrations:
             if registration.form is Form.ELSEWHERE or _implements_the_api(registration.scope):
                 continue  # another module's spelling is reported there
-            expr = registration.site.decorator if registration.form is Form.DECORATOR else registration.site.func
+            # A decorator form's site is its Decorator, a call form's its Call (registrations.py).
+            if registration.form is Form.DECORATOR:
+                expr = cast(cst.Decorator, registration.site).decorator
+            else:
+                expr = cast(cst.Call, registration.site).func
             if isinstance(expr, cst.Attribute) and self._private(facts, expr, registration.scope):
                 yield expr, _attribute_fix(facts, expr, registration.scope)
         for scope in facts.tree.module.walk():
@@ -124,7 +129,7 @@ def _implements_the_api(scope: Scope) -> bool:
 
 def _attribute_fix(facts: ModuleFacts, expr: cst.Attribute, scope: Scope) -> Fix | None:
     """``torch._dynamo.allow_in_graph`` -> ``torch.compiler.allow_in_graph`` when the root is ``torch``."""
-    root = expr
+    root: cst.BaseExpression = expr
     while isinstance(root, cst.Attribute):
         root = root.value
     if not isinstance(root, cst.Name) or facts.inference.qualified_names(root, scope) != {"torch"}:
