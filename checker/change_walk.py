@@ -133,10 +133,10 @@ class _Scan:
             self.body(node.body, function)
             looked_up = _item_reads(node.body)
             for handler in node.handlers:
-                missing = looked_up if _catches_key_error(handler) else []
-                self.missing += missing
+                absent = looked_up if _catches_key_error(handler) else []
+                self.missing += absent
                 self.body(handler.body, function)
-                del self.missing[len(self.missing) - len(missing) :]
+                del self.missing[len(self.missing) - len(absent) :]
             self.body(node.orelse, function)
             self.body(node.finalbody, function)
         elif isinstance(node, ast.Match):
@@ -178,7 +178,11 @@ class _Scan:
             elif alias.name in self.exposed.get(self.resolve(module) or Path(), ()):
                 self.objects.add(bound)
 
-    def stores(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete, function: object) -> None:
+    def stores(
+        self,
+        node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    ) -> None:
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
         if isinstance(node, ast.AnnAssign) and node.value is None:
             return

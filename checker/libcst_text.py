@@ -47,12 +47,13 @@ PLACEHOLDER = "_aigcheck_elided_"
 #: Constant elements of one literal (nested displays counted through) above which it is summarised.
 MAX_LITERAL_ELEMENTS = 10_000
 #: What a summarised literal holds, by its kind: one string constant (as immutable as they all were).
-_SUMMARIES = {
+_SUMMARIES: dict[type[ast.expr], tuple[str, str, str]] = {
     ast.List: ("[", f'"{PLACEHOLDER}"', "]"),
     ast.Set: ("{", f'"{PLACEHOLDER}"', "}"),
     ast.Dict: ("{", f'"{PLACEHOLDER}": 0', "}"),
     ast.Tuple: ("(", f'"{PLACEHOLDER}",', ")"),
 }
+_SUMMARISED = tuple(_SUMMARIES)
 
 #: A chain that long has at least this many spaced operators (a cheap test before a walk).
 _SPACED_OPERATORS = MAX_BOOL_OPERANDS // 3
@@ -182,7 +183,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 def _strip_form_feeds(lines: list[str], tree: ast.Module) -> dict[int, str]:
     """Take off each line's indentation up to its last form feed, except on lines that
     begin inside a string; returns what was taken, per line."""
-    in_strings = set()
+    in_strings: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.end_lineno and node.end_lineno > node.lineno:
             in_strings.update(range(node.lineno + 1, node.end_lineno + 1))
@@ -247,7 +248,7 @@ def _data_literals(tree: ast.Module) -> list[ast.expr]:
             kept.add(id(node.slice))
         elif isinstance(node, ast.JoinedStr):
             continue  # (CPython 3.11 does not always place what is inside an f-string right)
-        elif isinstance(node, tuple(_SUMMARIES)) and id(node) not in kept:
+        elif isinstance(node, _SUMMARISED) and id(node) not in kept:
             constants = _constants(node)
             if constants is not None and constants[0] > MAX_LITERAL_ELEMENTS:
                 if constants[1] or not isinstance(node, ast.Tuple):

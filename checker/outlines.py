@@ -105,7 +105,7 @@ class Outlines:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._kept = _PerFile(limit, outline, EMPTY)
-        self._imports = _PerFile(limit, imports, {})
+        self._imports: _PerFile[Mapping[str, str]] = _PerFile(limit, imports, {})
         self._mentions = _PerFile(limit * 16, _mentions_api, False)
 
     def imports(self, path: Path) -> Mapping[str, str]:
