@@ -187,7 +187,7 @@ class Cache:
         if not isinstance(stored, dict) or stored.get("key") != key:
             raise ValueError("not the entry of this key")
         dependencies = tuple(
-            (self._absolute(_text(path)), _text(digest)) for path, digest in _items(stored["dependencies"], 2)
+            (self._absolute(_text(path)), _text(digest)) for path, digest in _rows(stored["dependencies"], 2)
         )
         if changed(dict(dependencies), self._trees):
             return None
@@ -203,7 +203,7 @@ class Cache:
             dependencies=dependencies,
             handoffs=tuple(
                 (self._absolute(_text(path)), _decode_elsewhere(name, registrar, where))
-                for path, name, registrar, where in _items(stored["handoffs"], 4)
+                for path, name, registrar, where in _rows(stored["handoffs"], 4)
             ),
             registered=tuple(_text(name) for name in _items(stored["registered"])),
         )
@@ -310,18 +310,25 @@ _FINDING_FIELDS = {
 def _decode_finding(item: object) -> Finding:
     if not isinstance(item, dict) or item.keys() != _FINDING_FIELDS.keys():
         raise ValueError("not a finding")
-    fields = {name: _typed(item[name], kind) for name, kind in _FINDING_FIELDS.items()}
+    fields: dict[str, object] = {name: _typed(item[name], kind) for name, kind in _FINDING_FIELDS.items()}
     fields["severity"] = Severity(fields["severity"])
     return Finding(**fields)  # type: ignore[arg-type]
 
 
-def _items(value: object, width: int | None = None) -> list[object]:
-    """A JSON list (of lists of ``width`` items each, when given)."""
+def _items(value: object) -> list[object]:
+    """A JSON list."""
     if not isinstance(value, list):
         raise ValueError("not a list")
-    if width is not None and not all(isinstance(item, list) and len(item) == width for item in value):
-        raise ValueError(f"not a list of {width}-item lists")
     return value
+
+
+def _rows(value: object, width: int) -> list[list[object]]:
+    """A JSON list of lists of ``width`` items each."""
+    items = _items(value)
+    rows = [item for item in items if isinstance(item, list) and len(item) == width]
+    if len(rows) != len(items):
+        raise ValueError(f"not a list of {width}-item lists")
+    return rows
 
 
 def _text(value: object) -> str:
