@@ -271,7 +271,7 @@ def _check_text(
             findings.add(finding)
     ordered = sorted(findings, key=Finding.sort_key)
     fixed_source = prepared.restore(apply_fixes(module, fixes)) if fixes else None
-    report = FileReport(
+    file_report = FileReport(
         path,
         tuple(fingerprinted(ordered, split_lines(text))),
         parsed=True,
@@ -280,7 +280,7 @@ def _check_text(
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
     )
-    return Outcome(report, Links(exports, dependencies, handoffs, registered))
+    return Outcome(file_report, Links(exports, dependencies, handoffs, registered))
 
 
 def _codes(rules: Iterable[Rule]) -> set[str]:
