@@ -91,7 +91,7 @@ def nodes_on_lines(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
             if isinstance(node, _DECORATED) and node.decorator_list:
                 start = min(start, node.decorator_list[0].lineno)
             first = bisect_left(lines, start)
-            if first == len(lines) or lines[first] > (node.end_lineno or start):
+            if first == len(lines) or lines[first] > (getattr(node, "end_lineno", None) or start):
                 continue
         if isinstance(node, ast.JoinedStr):
             yield from ast.walk(node)

@@ -70,7 +70,7 @@ def _locate_by_token_counts(module: cst.Module, nodes: list[cst.CSTNode]) -> dic
             if node not in self.marks:  # a syntactic span recorded inside wins
                 self.mark(node, (start, len(self.tokens)))
 
-        def record_syntactic_position(
+        def record_syntactic_position(  # type: ignore[override]  # libcst internal, typed as the @contextmanager it happens to be; libcst only enters it
             self,
             node: cst.CSTNode,
             *,

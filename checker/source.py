@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from types import FrameType
 
 #: A file that does not contain this text cannot register anything.
 PREFILTER = b"allow_in_graph"
@@ -330,7 +331,8 @@ def _as_when_imported() -> Iterator[None]:
     """Parse as CPython does when it imports the file: with the default recursion limit,
     from the bottom of the stack. (Workers raise the limit for the analysis; the gate must
     still refuse what the interpreter could not compile.)"""
-    depth, frame = 0, sys._getframe()
+    depth = 0
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
     limit = sys.getrecursionlimit()
