@@ -99,7 +99,7 @@ def check(args: RunOptions) -> int:
         run.findings, known = baseline.split(run.findings)
         hidden = len(known)
     if args.write_baseline is not None:
-        return _write_baseline(args, run)
+        return _write_baseline(args, run, args.write_baseline)
     stream = sys.stdout
     if run.stdin_source is not None:
         # '-' with --fix: the source goes to stdout, for an editor to take; the report to stderr.
@@ -308,13 +308,13 @@ def _finish_diff(args: RunOptions, run: _Run) -> int:
     return EXIT_FINDINGS if run.diffs and not args.exit_zero else EXIT_CLEAN
 
 
-def _write_baseline(args: RunOptions, run: _Run) -> int:
-    shown = escape_controls(str(args.write_baseline))
+def _write_baseline(args: RunOptions, run: _Run, target: str) -> int:
+    shown = escape_controls(str(target))
     if run.failed:
         write(sys.stderr, f"{PROG}: error: not writing {shown}: some files could not be checked\n")
         return EXIT_ERROR
     try:
-        write_baseline(Path(args.write_baseline), run.findings)
+        write_baseline(Path(target), run.findings)
     except OSError as error:
         raise UsageError(
             f"cannot write the baseline {shown}: {error.strerror or error}; {shown} is unchanged"

@@ -166,7 +166,9 @@ class Session:
             rest: dict[str, set[Path]] = {}
             for path in named:
                 root = project_root(Path(path))
-                for absolute in self._files_of(root) if root is not None else ():
+                if root is None:
+                    continue
+                for absolute in self._files_of(root):
                     if (
                         absolute not in done
                         and absolute not in self._mentioning_api(root)
