@@ -210,9 +210,9 @@ def _attributes(owner: Capture, read: set[str], depth: int) -> Iterator[Capture]
         yield from _attributes(capture, read, depth - 1)
 
 
-def _has_tensor(value: object) -> bool:
+def _has_tensor(value: list[object] | tuple[object, ...] | dict[object, object]) -> bool:
     items = value.values() if isinstance(value, dict) else value
-    return any(isinstance(item, torch.Tensor) for item in items)  # type: ignore[union-attr]
+    return any(isinstance(item, torch.Tensor) for item in items)
 
 
 def judge(fn: object) -> list[CaptureFinding]:

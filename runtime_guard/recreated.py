@@ -20,7 +20,7 @@ from __future__ import annotations
 import types
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from torch.utils.weak import WeakIdKeyDictionary
 
@@ -63,7 +63,10 @@ def _scalar(value: object) -> bool:
 
 
 def _kept(value: object) -> Captured:
-    if _scalar(value) or (issubclass(type(value), tuple) and all(_scalar(v) for v in value)):
+    # cast: the value's class was just found to be a tuple's (issubclass, so no __class__ runs).
+    if _scalar(value) or (
+        issubclass(type(value), tuple) and all(_scalar(v) for v in cast("tuple[object, ...]", value))
+    ):
         return Captured(value=value)
     try:
         return Captured(ref=weakref.ref(value))

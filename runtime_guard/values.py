@@ -26,7 +26,7 @@ import itertools
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import torch
 
@@ -49,6 +49,16 @@ FAST_RESULTS = frozenset({torch.Tensor, torch.nn.Parameter, type(None)})
 
 _SEQUENCES = ("builtins.list", "builtins.tuple")
 _SYM = {torch.SymInt: "torch.SymInt", torch.SymFloat: "torch.SymFloat", torch.SymBool: "torch.SymBool"}
+
+
+class _DataclassParams(Protocol):
+    frozen: bool
+
+
+class _DataclassClass(Protocol):
+    """A class made by ``@dataclass``: its parameters (``dataclasses._DataclassParams``), of which typeshed says nothing."""
+
+    __dataclass_params__: _DataclassParams
 
 
 def qualified_name(value: object) -> str:
@@ -76,7 +86,8 @@ def user_class(value: object) -> UserClass | None:
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return UserClass.NAMEDTUPLE
     if dataclasses.is_dataclass(value):
-        frozen = type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+        # cast: the class of a dataclass instance carries dataclasses' parameters, which typeshed leaves out.
+        frozen = cast("_DataclassClass", type(value)).__dataclass_params__.frozen
         return UserClass.FROZEN_DATACLASS if frozen else UserClass.DATACLASS
     module = module_of(type(value)).partition(".")[0]
     if module in sys.stdlib_module_names or module in ("builtins", "torch", "numpy"):
