@@ -17,7 +17,7 @@ import types
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch._dynamo
@@ -97,8 +97,9 @@ class SelfTestError(ContractViolation):
         self.function = report.function
         self.site = ""
         self.detail = "\n".join(lines[1:])
-        first = next((f for f in report.failures if f.code is not None), None)
-        self.violation = Violation(first.code, report.function, "", first.message) if first else None  # type: ignore[assignment]
+        self.violation = next(  # type: ignore[assignment]
+            (Violation(f.code, report.function, "", f.message) for f in report.failures if f.code is not None), None
+        )
 
     def __reduce__(self) -> tuple[type[SelfTestError], tuple[SelfTestReport]]:  # type: ignore[override]
         return (type(self), (self.report,))
@@ -132,7 +133,7 @@ def _run(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     outs = [t for t in pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
     grads: list[Any] = []
     if leaves and outs:
-        total = sum(t.float().sum() for t in outs)
+        total = cast(torch.Tensor, sum(t.float().sum() for t in outs))  # outs is not empty: never the 0 start
         grads = list(torch.autograd.grad(total, leaves, allow_unused=True))
     detached = pytree.tree_map(lambda t: t.detach() if isinstance(t, torch.Tensor) else t, out)
     return detached, grads
@@ -275,7 +276,9 @@ def check_allow_in_graph(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                compiled = torch.compile(_fresh(call), backend=counter, fullgraph=True, dynamic=dynamic)
+                compiled = torch.compile(
+                    _fresh(cast(types.FunctionType, call)), backend=counter, fullgraph=True, dynamic=dynamic
+                )
                 actual = _run(compiled, _clone(args), _clone(kwargs))
                 actual_again = _run(compiled, _clone(args, True), _clone(kwargs, True))
             nodes = sum(
@@ -321,7 +324,7 @@ def _export(
         def forward(self, *a: Any, **k: Any) -> Any:
             return target(*a, **k)
 
-    Call.forward = _fresh(Call.forward)  # type: ignore[method-assign]
+    Call.forward = _fresh(cast(types.FunctionType, Call.forward))  # type: ignore[method-assign]
 
     try:
         program = torch.export.export(Call(), _clone(args), _clone(kwargs))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -69,7 +69,8 @@ def _op_name(func: Callable[..., Any]) -> str:
     owner = getattr(func, "__self__", None)
     if getattr(func, "__name__", "") == "__get__" and owner is not None:  # a property such as .shape
         return f"Tensor.{getattr(owner, '__name__', 'attribute')}"
-    qualname = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
+    # cast: what torch hands __torch_function__ (functions, builtins, method wrappers) names itself in str.
+    qualname = cast(str, getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func)))
     module = getattr(func, "__module__", None) or ""
     if qualname.startswith("TensorBase."):
         return "Tensor." + qualname.partition(".")[2]
