@@ -43,9 +43,14 @@ class Finding:
     #: Identifies the finding across unrelated edits (line shifts): see ``checker.fingerprints``.
     fingerprint: str = ""
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        """Reporting order: by place, then code, then message."""
-        return (self.path, self.line, self.column, self.code, self.message)
+    def sort_key(self) -> tuple[str, int, int, str, int, int, str]:
+        """The one order of findings, the engine's and every reporter's: by path, start
+        and code, then by end and message, which only break ties.
+
+        The engine numbers a file's findings in this order for their fingerprints, so a
+        reporter that sorted otherwise would show them in an order they were not counted in.
+        """
+        return (self.path, self.line, self.column, self.code, self.end_line, self.end_column, self.message)
 
     def as_dict(self) -> dict[str, object]:
         return {

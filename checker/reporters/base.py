@@ -39,15 +39,11 @@ class Reporter(Protocol):
 
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:
-    """Findings in the stable output order: path, line, column, code.
-
-    The remaining fields only break ties, so two runs over the same tree always
-    print the same bytes.
+    """Findings in the stable output order, :meth:`Finding.sort_key` (the engine's too):
+    path, line, column, code, with the end and the message breaking ties, so two runs
+    over the same tree always print the same bytes.
     """
-    return sorted(
-        findings,
-        key=lambda f: (f.path, f.line, f.column, f.code, f.end_line, f.end_column, f.message),
-    )
+    return sorted(findings, key=Finding.sort_key)
 
 
 #: What ends a line, drives a terminal or reorders what it shows: C0 and C1 controls, DEL,
