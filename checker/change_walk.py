@@ -261,7 +261,9 @@ class _Scan:
 
 
 def _is_main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either way round)."""
+    """``__name__ == "__main__"`` (either way round; brackets and implicit concatenation are
+    gone from the tree): the full tier's ``scope_statements._is_main_guard`` answers alike,
+    held to one table of cases by ``tests/checker/test_main_guard_spellings.py``."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
     sides = [test.left, test.comparators[0]]

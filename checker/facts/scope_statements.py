@@ -228,15 +228,21 @@ class StatementHandlers(ScopeWalker):
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
-    """``__name__ == "__main__"``."""
-    return (
+    """``__name__ == "__main__"`` (either way round; any quotes, brackets or implicit
+    concatenation that still spell the text ``__main__``): what ``change_walk`` reads as one,
+    held to the same table of cases by ``tests/checker/test_main_guard_spellings.py``."""
+    if not (
         isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and test.left.value == "__name__"
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, cst.Equal)
-        and isinstance(test.comparisons[0].comparator, cst.SimpleString)
-        and test.comparisons[0].comparator.evaluated_value == "__main__"
+    ):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    named = any(isinstance(side, cst.Name) and side.value == "__name__" for side in sides)
+    # evaluated_value is None for a concatenation with an f-string, bytes for b"...": neither matches.
+    return named and any(
+        isinstance(side, (cst.SimpleString, cst.ConcatenatedString)) and side.evaluated_value == "__main__"
+        for side in sides
     )
 
 
