@@ -28,7 +28,7 @@ from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from checker.pool import FORKING, Worker, serve
+from checker.pool import FORKING, Item, Result, Worker, serve
 
 #: Seconds ``close`` waits for the forker to see the line close before it is stopped.
 CLOSE_WAIT = 5.0
@@ -57,7 +57,7 @@ class Forker:
         with self._lock:
             self._started()
 
-    def fork(self, start: Callable[[], None], work: Callable[[object], object]) -> Worker:
+    def fork(self, start: Callable[[], None], work: Callable[[Item], Result]) -> Worker:
         """A new worker (the answer waits for ``prepare`` to finish); OSError if the
         forker is gone."""
         with self._lock:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from checker.cache import Cache
 from checker.containment import DEFAULT_LIMITS, Alone, Limits
@@ -34,7 +34,6 @@ from checker.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 
 if TYPE_CHECKING:
     from checker.forker import Forker
-    from checker.pool import Spawn
     from checker.project import Project
     from checker.rules import Rule
 
@@ -161,13 +160,7 @@ class Workers:
             if self._pool is None:
                 count = max(1, min(self.count, wanted or self.count))
                 start = partial(_start_worker, self.registered, self.limits)
-                # Forker.fork is typed for any work on any item; it only ever calls the work it
-                # is given on the items this pool sends it, so it is this pool's Spawn.
-                spawn = (
-                    cast("Spawn[tuple[bytes, Job, Options | _Lean], Outcome]", self.forker.fork)
-                    if self.forker is not None
-                    else None
-                )
+                spawn = self.forker.fork if self.forker is not None else None
                 self._pool = Pool(count, start, _work_in_worker, spawn)
 
     def submit(self, work: tuple[bytes, Job, Options], urgent: bool = False) -> Future[Outcome]:
