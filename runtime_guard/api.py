@@ -75,8 +75,7 @@ def _allow(fn: Any, as_torch: bool) -> Any:
     mode = get_strict()
     if mode is Strict.OFF:
         return _dynamo_allow_in_graph(fn)
-    # Asked of this call's caller, so other threads compiling do not count (AIG404).
-    return _register_now(fn, mode, regions.compiled(_caller()), as_torch)
+    return _register_now(fn, mode, _caller(), as_torch)
 
 
 def _caller() -> types.FrameType | None:
@@ -101,17 +100,17 @@ def _untouched(fn: object) -> bool:
     return isinstance(fn, types.FunctionType) and isinstance(module, str) and module.partition(".")[0] == "torch"
 
 
-def _register_now(fn: Any, mode: Strict, compiling: bool, as_torch: bool) -> Any:
+def _register_now(fn: Any, mode: Strict, caller: types.FrameType | None, as_torch: bool) -> Any:
     existing = registry.lookup(fn)
     if existing is not None:
         return _register_again(fn, existing, as_torch)
     if _untouched(fn):
         return _dynamo_allow_in_graph(fn)
-    caller = _caller()
     site = f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
     registration = Registration(_name(fn), site, mode, code=None)
     report = _reporter(registration)
-    python_function = _check(fn, caller, compiling, report)
+    # Asked of the calling frame, so other threads compiling do not count (AIG404).
+    python_function = _check(fn, caller, regions.compiled(caller), report)
     registered = _dynamo_allow_in_graph(fn)  # raises as torch raises (a non-callable, a staticmethod)
     if python_function:
         registration.code = fn.__code__
