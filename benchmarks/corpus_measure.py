@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: Directory names aigcheck never walks into (``checker.discovery.DEFAULT_EXCLUDES``), kept in
+#: Directory names aigcheck never walks into (``checker.reading.discovery.DEFAULT_EXCLUDES``), kept in
 #: step by hand so that the benchmark does not import the code it measures.
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "build", "dist", "__pycache__"}
@@ -346,7 +346,7 @@ def snapshot(python: str, repo: Path, rev: str, workdir: Path) -> tuple[list[str
     if sha is None:
         return None, f"git cannot resolve {rev!r}"
     target = workdir / f"checker-{sha[:12]}"
-    if not (target / "checker" / "cli.py").exists():
+    if not (target / "checker" / "__main__.py").exists():
         target.mkdir(parents=True, exist_ok=True)
         archive = target / "checker.tar"
         with open(archive, "wb") as out:

@@ -94,7 +94,7 @@ def _render(rows: list[tuple[int, int, int, int, int, m.Proc]], command: str) ->
         "window of files in flight (64) fill, then levels off. CPU per copy goes from "
         f"{rows[0][5].cpu / rows[0][0]:.1f} s to {last[5].cpu / last[0]:.1f} s: modules dropped from the cache "
         "are reference cycles, and the full collections that free them scan every live module too "
-        "(checker/project.py, _COLLECT_EVERY).",
+        "(checker/index/project.py, _COLLECT_EVERY).",
         "",
     ]
     return "\n".join(lines)

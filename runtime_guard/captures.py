@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
 from runtime_guard import contained
 from runtime_guard.values import describe
 

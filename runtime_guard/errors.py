@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.catalog import BY_CODE
+from checker.spec.catalog import BY_CODE
 
 
 @dataclass(frozen=True)

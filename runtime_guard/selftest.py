@@ -24,7 +24,7 @@ import torch._dynamo
 import torch._dynamo.testing
 import torch.utils._pytree as pytree
 
-from checker.catalog import BY_CODE
+from checker.spec.catalog import BY_CODE
 from runtime_guard import captures, contained, kinds
 from runtime_guard.api import allow_in_graph
 from runtime_guard.errors import ContractViolation, Violation

@@ -24,7 +24,7 @@ from typing import Any, cast
 import torch
 from torch.overrides import TorchFunctionMode
 
-from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
 from runtime_guard.contained import text
 from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.reachable import argument_tensors, tensor_leaves, unwrapped

@@ -1,4 +1,4 @@
-"""Judging argument and result values with the contract of ``checker.contract``.
+"""Judging argument and result values with the contract of ``checker.spec.contract``.
 
 The checker judges annotations by qualified name; the guard spells a value's type the
 same way (``type(v).__module__ + "." + type(v).__qualname__``) and asks the same tables,
@@ -30,8 +30,17 @@ from typing import Any, Protocol, cast
 
 import torch
 
-from checker import contract
-from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, USER_CLASSES, Clause, Consequence, Entry, UserClass, Verdict
+from checker.spec import contract
+from checker.spec.contract import (
+    CLAUSE_TEXT,
+    CONSEQUENCE_TEXT,
+    USER_CLASSES,
+    Clause,
+    Consequence,
+    Entry,
+    UserClass,
+    Verdict,
+)
 from runtime_guard.contained import findings, module_of, text, type_name
 
 #: Items of a list, tuple or dict judged from its start.

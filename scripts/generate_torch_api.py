@@ -1,4 +1,4 @@
-"""Generate checker/torch_api_generated.py from torch's type stubs.
+"""Generate checker/spec/torch_api_generated.py from torch's type stubs.
 
 The checker never imports torch; what it knows about torch's functions comes from
 this generated data. Run with a torch installed (the dev venv pins 2.13.0):
@@ -18,7 +18,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-OUTPUT = Path(__file__).resolve().parent.parent / "checker" / "torch_api_generated.py"
+OUTPUT = Path(__file__).resolve().parent.parent / "checker" / "spec" / "torch_api_generated.py"
 
 
 def _returns(functions: list[ast.FunctionDef]) -> dict[str, set[str]]:

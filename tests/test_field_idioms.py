@@ -24,8 +24,8 @@ from typing import NamedTuple
 
 import pytest
 
-from checker import cli
-from checker.markers import expected
+from checker.command import cli
+from checker.spec.markers import expected
 
 FIELD = Path(__file__).resolve().parent / "field_idioms"
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from checker import cli
-from checker.engine import decode_source
-from checker.markers import expected
+from checker.command import cli
+from checker.passes.engine import decode_source
 from checker.rules import ALL_RULES
+from checker.spec.markers import expected
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 GOOD = FIXTURES / "good"
@@ -42,7 +42,7 @@ def _files(root: Path) -> list[Path]:
 
 
 def _expected(source: str) -> Counter[tuple[int, str]]:
-    """``checker.markers.expected``, or a per-line fallback where the file does not tokenize."""
+    """``checker.spec.markers.expected``, or a per-line fallback where the file does not tokenize."""
     try:
         return expected(source)
     except (tokenize.TokenError, SyntaxError):

@@ -8,29 +8,29 @@ from typing import Protocol
 
 import libcst as cst
 
-from checker import torch_api as api
-from checker.facts.annotations import AnnotationJudge, ImportedAliases
-from checker.facts.bodies import BodyEvents, Event
-from checker.facts.captures import Capture
-from checker.facts.handoffs import Handoff, handoffs, registered_elsewhere
-from checker.facts.helper_captures import CaptureFinder, CaptureIndex
-from checker.facts.inference import ImportedNames, Inference
-from checker.facts.kinds import Kind
-from checker.facts.markers import Applied, ImportedMarkers, Markers
-from checker.facts.registrations import (
+from checker.facts.captures.bodies import BodyEvents, Event
+from checker.facts.captures.capture import Capture
+from checker.facts.captures.helpers import CaptureFinder, CaptureIndex
+from checker.facts.captures.values import Values
+from checker.facts.kinds.annotations import AnnotationJudge, ImportedAliases
+from checker.facts.kinds.inference import ImportedNames, Inference
+from checker.facts.kinds.kind import Kind
+from checker.facts.registrations.handoffs import Handoff, handoffs, registered_elsewhere
+from checker.facts.registrations.markers import Applied, ImportedMarkers, Markers
+from checker.facts.registrations.resolver import TargetResolver
+from checker.facts.registrations.sites import (
     ImportedRegistrars,
     Registrars,
     Registration,
     find_registrations,
     registered_argument,
 )
-from checker.facts.scope_builder import build_tree
-from checker.facts.scopes import Scope, all_params
-from checker.facts.target_resolver import TargetResolver
-from checker.facts.targets import Body, Target, TargetKind
-from checker.facts.values import Values
-from checker.links import Elsewhere
-from checker.packages import module_name
+from checker.facts.registrations.targets import Body, Target, TargetKind
+from checker.facts.scopes.builder import build_tree
+from checker.facts.scopes.tree import Scope, all_params
+from checker.reading.packages import module_name
+from checker.spec import torch_api as api
+from checker.spec.links import Elsewhere
 
 #: How many calls deep a compiled function's callees count as compiled too.
 _COMPILED_CALL_DEPTH = 4
@@ -55,7 +55,7 @@ class ModuleIndex(
     """Everything the facts of one module may ask about the other modules of the project.
 
     Each part is declared by the fact that asks it; the project index
-    (:class:`checker.project.Project`) implements them all, from above: facts never
+    (:class:`checker.index.project.Project`) implements them all, from above: facts never
     import it.
     """
 

@@ -1,13 +1,12 @@
 """The rule registry: the classes of the implemented rules, ``ALL_RULES``.
 
 Importing it imports every rule, and with them libcst and the analysis; what needs
-only the codes, names and defaults reads :mod:`checker.catalog` instead (the codes
+only the codes, names and defaults reads :mod:`checker.spec.catalog` instead (the codes
 not implemented yet, ``PLANNED``, are kept there).
 """
 
 from __future__ import annotations
 
-from checker.catalog import PLANNED
 from checker.rules.aig101_unproxyable_parameter import UnproxyableParameter
 from checker.rules.aig102_hard_error_parameter import HardErrorParameter
 from checker.rules.aig103_autograd_ctx_parameter import AutogradCtxParameter
@@ -31,6 +30,7 @@ from checker.rules.aig502_data_dependent_python import DataDependentPython
 from checker.rules.aig503_needs_custom_op import NeedsCustomOp
 from checker.rules.aig900_parse_error import ParseError
 from checker.rules.base import Report, Rule, report
+from checker.spec.catalog import PLANNED
 
 ALL_RULES: tuple[type[Rule], ...] = (
     UnproxyableParameter,

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from checker.contract import Verdict
-from checker.facts.annotations import Judgement
+from checker.facts.kinds.annotations import Judgement
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
+from checker.spec.contract import Verdict
 
 
 def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[str, cst.Param, Judgement]]:

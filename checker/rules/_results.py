@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from checker import torch_api as api
-from checker.facts.annotations import Judgement
-from checker.facts.classes import ClassModel
+from checker.facts.kinds.annotations import Judgement
+from checker.facts.kinds.classes import ClassModel
 from checker.facts.module import ModuleFacts
-from checker.facts.scopes import Scope, ScopeKind
-from checker.facts.targets import Body, Target, TargetKind
+from checker.facts.registrations.targets import Body, Target, TargetKind
+from checker.facts.scopes.tree import Scope, ScopeKind
 from checker.rules import _wording as words
+from checker.spec import torch_api as api
 
 
 def result_bodies(facts: ModuleFacts) -> Iterator[Body]:

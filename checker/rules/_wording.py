@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from checker.facts.annotations import Judgement
-from checker.facts.bodies import Action, Event
-from checker.facts.captures import Capture, Holder, Laundered, Laundering
-from checker.facts.changes import Change, ChangeKind
-from checker.facts.kinds import Basis, Inferred, Kind
-from checker.facts.registrations import Registration
-from checker.facts.scopes import Mutation, MutationKind
-from checker.facts.targets import Body
-from checker.facts.values import ValueType
-from checker.links import Place, Registrar, Via
+from checker.facts.captures.bodies import Action, Event
+from checker.facts.captures.capture import Capture, Holder, Laundered, Laundering
+from checker.facts.captures.changes import Change, ChangeKind
+from checker.facts.captures.values import ValueType
+from checker.facts.kinds.annotations import Judgement
+from checker.facts.kinds.kind import Basis, Inferred, Kind
+from checker.facts.registrations.sites import Registration
+from checker.facts.registrations.targets import Body
+from checker.facts.scopes.tree import Mutation, MutationKind
+from checker.spec.links import Place, Registrar, Via
 
 #: A value as messages name it (``registers X, a constant``).
 KIND = {

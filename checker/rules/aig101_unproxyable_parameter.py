@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.contract import CLAUSE_TEXT, Clause, Verdict
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
+from checker.spec.contract import CLAUSE_TEXT, Clause, Verdict
 
 
 class UnproxyableParameter(Rule):
@@ -20,7 +20,7 @@ class UnproxyableParameter(Rule):
     an `nn.Module`, a `Callable` or function, a plain class or non-frozen dataclass of
     the project, or a container of those. Annotations are resolved through imports and
     type aliases (those other project modules define too), string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
-    `tuple[...]` and `Sequence[...]`; types are judged with `checker/contract.py`.
+    `tuple[...]` and `Sequence[...]`; types are judged with `checker/spec/contract.py`.
 
     ## Why is this bad?
     Dynamo cannot turn such an argument into an FX proxy: it graph-breaks with `Failed

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.facts.syntax import children
-from checker.facts.targets import TargetKind
+from checker.facts.registrations.targets import TargetKind
+from checker.facts.scopes.syntax import children
 from checker.rules.base import Report, Rule, report
 
 #: ctx attributes that hold tensors saved by an autograd forward.

@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from checker import contract
-from checker import torch_api as api
-from checker.contract import Verdict
-from checker.facts.kinds import Kind
+from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
-from checker.facts.scopes import Scope
+from checker.facts.scopes.tree import Scope
 from checker.rules.base import Report, Rule, report
+from checker.spec import contract
+from checker.spec import torch_api as api
+from checker.spec.contract import Verdict
 
 
 class UnproxyableCallArgument(Rule):

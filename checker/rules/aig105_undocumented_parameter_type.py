@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.contract import CLAUSE_TEXT, Clause, Verdict
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
+from checker.spec.contract import CLAUSE_TEXT, Clause, Verdict
 
 
 class UndocumentedParameterType(Rule):

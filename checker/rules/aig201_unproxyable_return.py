@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker import contract
-from checker.contract import CONSEQUENCE_TEXT, Consequence, Verdict
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
 from checker.rules.base import Report, Rule, report
+from checker.spec import contract
+from checker.spec.contract import CONSEQUENCE_TEXT, Consequence, Verdict
 
 
 class UnproxyableReturn(Rule):

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.facts.scopes import Scope
-from checker.facts.targets import Body
+from checker.facts.registrations.targets import Body
+from checker.facts.scopes.tree import Scope
 from checker.rules import _wording as words
 from checker.rules._results import returned
 from checker.rules.base import Report, Rule, report

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.contract import UserClass
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
 from checker.rules.base import Report, Rule, report
+from checker.spec.contract import UserClass
 
 _FAILURE = (
     "the first compiled call fails on every backend ('Creating a new Tensor subclass ... but the raw Tensor "

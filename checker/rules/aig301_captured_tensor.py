@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
-from checker.facts.captures import Holder
-from checker.facts.kinds import Kind
+from checker.facts.captures.capture import Holder
+from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
 
 _CLAUSE = f"the contract says {CLAUSE_TEXT[Clause.CAPTURES]}"
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from checker.contract import CONSEQUENCE_TEXT, Consequence
-from checker.facts.captures import Capture, Holder
-from checker.facts.kinds import Kind
+from checker.facts.captures.capture import Capture, Holder
+from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.contract import CONSEQUENCE_TEXT, Consequence
 
 _MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
 _WHAT = {**_MUTABLE, Kind.OBJECT: "object"}

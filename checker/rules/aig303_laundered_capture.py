@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.contract import CONSEQUENCE_TEXT, Consequence
-from checker.facts.captures import Laundered, Laundering
-from checker.facts.kinds import Kind
+from checker.facts.captures.capture import Laundered, Laundering
+from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.contract import CONSEQUENCE_TEXT, Consequence
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
 #: Conversions that need the tensor's data, which a FakeTensor does not have: compiling

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.facts.targets import MethodUse, Target, TargetKind
+from checker.facts.registrations.targets import MethodUse, Target, TargetKind
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
-from checker.facts.targets import TargetKind
+from checker.facts.registrations.targets import TargetKind
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 

@@ -8,7 +8,7 @@ from typing import ClassVar
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.facts.registrations import Form
+from checker.facts.registrations.sites import Form
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
 

@@ -8,8 +8,8 @@ from typing import cast
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.facts.registrations import Form
-from checker.facts.scopes import BindingKind, Scope
+from checker.facts.registrations.sites import Form
+from checker.facts.scopes.tree import BindingKind, Scope
 from checker.rules.base import Fix, Report, Rule, report
 
 _PRIVATE = frozenset({"torch._dynamo.allow_in_graph", "torch._dynamo.decorators.allow_in_graph"})

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
-from checker.catalog import BY_CODE
-from checker.findings import Severity
+from checker.spec.catalog import BY_CODE
+from checker.spec.findings import Severity
 
 if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts
@@ -58,7 +58,7 @@ def report(node: cst.CSTNode, *parts: str | cst.CSTNode, fix: Fix | None = None)
 
 class Rule:
     """Base class of every rule. Subclasses set ``code``, ``summary`` and ``check``; the
-    name, severity and default come from the code table, :mod:`checker.catalog`."""
+    name, severity and default come from the code table, :mod:`checker.spec.catalog`."""
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -81,7 +81,7 @@ class Rule:
             if attribute in cls.__dict__:
                 continue
             if info is None:
-                raise TypeError(f"{cls.__name__}: {cls.code} is not in checker/catalog.py; add it there")
+                raise TypeError(f"{cls.__name__}: {cls.code} is not in checker/spec/catalog.py; add it there")
             setattr(cls, attribute, getattr(info, attribute))
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:

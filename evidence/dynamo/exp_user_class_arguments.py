@@ -1,6 +1,6 @@
 """Instances of user classes as arguments of a registered function.
 
-The contract (checker/contract.py) has frozen dataclasses, NamedTuples and Enums work while plain
+The contract (checker/spec/contract.py) has frozen dataclasses, NamedTuples and Enums work while plain
 classes and non-frozen dataclasses graph-break; S§2 measured only the latter. This
 checks each kind, which decides AIG101/AIG104 (graph break) against AIG105 (works but
 undocumented).

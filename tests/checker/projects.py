@@ -2,9 +2,9 @@
 
 A test writes its modules with :func:`write`, marks each line where a finding is
 expected with ``# AIGnnn`` as the rule examples do (``return x * W  # AIG301``),
-runs the checker with :func:`check` (one file, ``checker.engine.check_path``) or
+runs the checker with :func:`check` (one file, ``checker.passes.engine.check_path``) or
 :func:`run` (the command line, JSON output), and compares with :func:`assert_marked`.
-The markers are read by ``checker.markers``, as for the rule examples and fixtures.
+The markers are read by ``checker.spec.markers``, as for the rule examples and fixtures.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from checker import cli
-from checker.engine import check_path
-from checker.findings import Finding, Severity
-from checker.markers import expected
-from checker.project import Project
+from checker.command import cli
+from checker.index.project import Project
+from checker.passes.engine import check_path
 from checker.rules import ALL_RULES, Rule
+from checker.spec.findings import Finding, Severity
+from checker.spec.markers import expected
 
 #: A module registering one function that reads a module-level tensor: one AIG301, on line 7.
 CAPTURING_OPS = """\

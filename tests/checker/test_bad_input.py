@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from checker import cli
-from checker.engine import MAX_FILE_BYTES, FileReport, check_path, check_source
+from checker.command import cli
+from checker.passes.engine import MAX_FILE_BYTES, FileReport, check_path, check_source
 from checker.rules import ALL_RULES
 
 RULES = [rule() for rule in ALL_RULES]

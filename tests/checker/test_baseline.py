@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from test_reporters import finding
 
-from checker.baseline import Baseline, BaselineError, load_baseline, write_baseline
-from checker.engine import check_source
-from checker.findings import Finding
+from checker.command.baseline import Baseline, BaselineError, load_baseline, write_baseline
+from checker.passes.engine import check_source
 from checker.rules import ALL_RULES
+from checker.spec.findings import Finding
 
 RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
 

@@ -7,16 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from checker import catalog, rules
-from checker.catalog import RuleInfo
+from checker import rules
 from checker.rules import ALL_RULES
+from checker.spec import catalog
+from checker.spec.catalog import RuleInfo
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_catalogue_describes_every_rule_class_in_registry_order() -> None:
     described = tuple(RuleInfo(rule.code, rule.name, rule.severity, rule.default_enabled) for rule in ALL_RULES)
-    assert catalog.RULES == described, "checker/catalog.py differs from the rule classes: update RULES"
+    assert catalog.RULES == described, "checker/spec/catalog.py differs from the rule classes: update RULES"
 
 
 def test_parse_error_is_the_catalogue_entry_of_aig900() -> None:
@@ -29,12 +30,19 @@ def test_the_registry_shares_the_planned_codes() -> None:
 
 
 # What only parsing needs: the rules, the analysis, the project's modules, libcst.
-HEAVY = ("libcst", "checker.rules", "checker.facts", "checker.project", "checker.fixes", "checker.positions")
+HEAVY = (
+    "libcst",
+    "checker.rules",
+    "checker.facts",
+    "checker.index.project",
+    "checker.output.fixes",
+    "checker.reading.positions",
+)
 
 _MAIN = f"""
 import resource
 import sys
-from checker.cli import main
+from checker.command.cli import main
 
 status = main(sys.argv[1:])
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss > 0)

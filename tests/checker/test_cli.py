@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 
 import checker
-from checker import catalog, cli, engine
-from checker import run as run_module
-from checker import session as session_module
-from checker.engine import FileReport, Outcome
-from checker.findings import Finding, Severity
+from checker.command import cli
+from checker.command import run as run_module
+from checker.passes import engine
+from checker.passes import session as session_module
+from checker.passes.engine import FileReport, Outcome
 from checker.rules import ALL_RULES, PLANNED
+from checker.spec import catalog
+from checker.spec.findings import Finding, Severity
 
 REPO = Path(__file__).resolve().parents[2]
 UNDECODABLE = b"\xff\xfe # allow_in_graph\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from checker import cli
-from checker.config import Config, ConfigError, find_config, load_config, matches, search_start
-from checker.findings import Severity
+from checker.command import cli
+from checker.configuration.config import Config, ConfigError, find_config, load_config, matches, search_start
+from checker.spec.findings import Severity
 
 # AIG301 (error) on line 8, AIG407 (info, fixable) on line 6, AIG501 (warning) on line 13.
 SOURCE = """\

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from checker import contract
-from checker.contract import Clause, Verdict
+from checker.spec import contract
+from checker.spec.contract import Clause, Verdict
 
 
 def test_documented_arguments_are_exactly_the_documented_list() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from projects import RULES, assert_marked, check, run, write
 
-from checker.engine import analyse_path
-from checker.facts.captures import HELPER_DEPTH
+from checker.facts.captures.capture import HELPER_DEPTH
+from checker.passes.engine import analyse_path
 
 HELPERS = """\
 import torch

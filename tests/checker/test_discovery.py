@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from checker.discovery import DEFAULT_EXCLUDES, DiscoveryProblem, MissingPathError, Source, SpecialFile, discover
+from checker.reading.discovery import (
+    DEFAULT_EXCLUDES,
+    DiscoveryProblem,
+    MissingPathError,
+    Source,
+    SpecialFile,
+    discover,
+)
 
 
 def touch(root: Path, *names: str) -> None:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from checker import docs
+from checker.output import docs
 from checker.rules import ALL_RULES, PLANNED, RULES_BY_CODE
 
 
 def test_readme_is_current() -> None:
     text = docs.README.read_text(encoding="utf-8")
-    assert docs.rewrite(text) == text, "README.md rule documentation is stale: run python -m checker.docs"
+    assert docs.rewrite(text) == text, "README.md rule documentation is stale: run python -m checker.output.docs"
 
 
 def test_table_lists_every_rule_with_a_link_to_its_reference() -> None:
@@ -111,7 +111,7 @@ class TestRewrite:
         )
         monkeypatch.setattr(docs, "README", readme)
         assert docs.main(["--check"]) == 1
-        assert "stale: run python -m checker.docs" in capsys.readouterr().err
+        assert "stale: run python -m checker.output.docs" in capsys.readouterr().err
         assert docs.main([]) == 0
         assert docs.main(["--check"]) == 0
 

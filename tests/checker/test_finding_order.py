@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import pytest
 
-from checker.engine import check_source
-from checker.findings import Finding, Severity
-from checker.reporters import REPORTERS, ordered
+from checker.output.reporters import REPORTERS, ordered
+from checker.passes.engine import check_source
 from checker.rules.base import Report, Rule, report
+from checker.spec.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checker.engine import check_source
+from checker.passes.engine import check_source
 from checker.rules import ALL_RULES
 
 RULES = [rule() for rule in ALL_RULES]
@@ -43,7 +43,7 @@ def test_the_path_is_part_of_the_fingerprint() -> None:
 
 
 def test_fingerprints_do_not_depend_on_where_the_run_starts(tmp_path, monkeypatch) -> None:
-    from checker.engine import check_path
+    from checker.passes.engine import check_path
 
     project = tmp_path / "project"
     (project / "pkg").mkdir(parents=True)

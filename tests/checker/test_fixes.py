@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from checker.engine import check_source
+from checker.passes.engine import check_source
 from checker.rules import ALL_RULES
 
 RULES = [rule() for rule in ALL_RULES if rule.default_enabled]

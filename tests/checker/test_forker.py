@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from checker import cli
-from checker.forker import Forker
-from checker.pool import Pool
+from checker.command import cli
+from checker.passes.forker import Forker
+from checker.passes.pool import Pool
 
 pytestmark = pytest.mark.skipif(not Forker.supported(), reason="forking from a forker needs Linux")
 

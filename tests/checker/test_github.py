@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from test_reporters import FINDINGS, SOURCES, check_golden, finding
 
-from checker.findings import Severity
-from checker.reporters import REPORTERS, RenderOptions
-from checker.reporters import github as github_reporter
+from checker.output.reporters import REPORTERS, RenderOptions
+from checker.output.reporters import github as github_reporter
+from checker.spec.findings import Severity
 
 
 def test_registry_maps_github() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checker.globs import glob_matches
+from checker.reading.globs import glob_matches
 
 
 @pytest.mark.parametrize(
@@ -42,18 +42,18 @@ def test_or_a_parent(path: str, expected: bool) -> None:
 
 def _steps(pattern: str, path: str, monkeypatch: pytest.MonkeyPatch) -> int:
     """How many times the matcher tests one character against one piece of the pattern."""
-    import checker.globs
+    import checker.reading.globs
 
     calls = 0
-    takes = checker.globs._Step.takes
+    takes = checker.reading.globs._Step.takes
 
-    def counted(step: checker.globs._Step, char: str) -> bool:
+    def counted(step: checker.reading.globs._Step, char: str) -> bool:
         nonlocal calls
         calls += 1
         return takes(step, char)
 
     with monkeypatch.context() as patch:
-        patch.setattr(checker.globs._Step, "takes", counted)
+        patch.setattr(checker.reading.globs._Step, "takes", counted)
         assert not glob_matches(pattern, path + "/y")
         assert glob_matches(pattern, path + "/x")
     return calls

@@ -14,8 +14,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from checker import change_walk, cli
-from checker.facts import scope_statements
+from checker.command import cli
+from checker.facts.scopes import statements as scope_statements
+from checker.index import change_walk
 
 #: ``if`` tests, and whether each is a ``__main__`` guard.
 SPELLINGS = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checker.markers import expected
+from checker.spec.markers import expected
 
 
 def test_codes_in_a_comment_are_expected_findings() -> None:

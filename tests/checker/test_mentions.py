@@ -1,4 +1,4 @@
-"""checker/mentions.py: only code that names the API (or an alias) is analysed."""
+"""checker/reading/mentions.py: only code that names the API (or an alias) is analysed."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from checker.engine import check_source
-from checker.mentions import class_only_names, lines_spelling, may_register, nodes_on_lines, non_registrar_names
+from checker.passes.engine import check_source
+from checker.reading.mentions import class_only_names, lines_spelling, may_register, nodes_on_lines, non_registrar_names
+from checker.reading.source import API_ONLY, Prefilter
 from checker.rules import ALL_RULES
-from checker.source import API_ONLY, Prefilter
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -55,11 +55,11 @@ from rewrites import (
 )
 from stand_ins import Ran, run
 
-from checker import cli
-from checker import run as command_run
-from checker.engine import decode_source
-from checker.markers import expected
+from checker.command import cli
+from checker.command import run as command_run
+from checker.passes.engine import decode_source
 from checker.rules import ALL_RULES
+from checker.spec.markers import expected
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from checker.engine import FileReport, check_source
-from checker.noqa import Directive, NoqaIndex
+from checker.output.noqa import Directive, NoqaIndex
+from checker.passes.engine import FileReport, check_source
 from checker.rules import ALL_RULES, RULES_BY_CODE
 
 CODE, NAME = "AIG301", "captured-tensor"

@@ -10,7 +10,7 @@ from concurrent.futures import CancelledError
 
 import pytest
 
-from checker.pool import Pool, WorkerDied
+from checker.passes.pool import Pool, WorkerDied
 
 
 def nothing() -> None:

@@ -1,4 +1,4 @@
-"""checker/positions.py gives exactly libcst's PositionProvider spans, for every node."""
+"""checker/reading/positions.py gives exactly libcst's PositionProvider spans, for every node."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from checker.positions import _locate_by_token_counts, _locate_with_provider, locate
+from checker.reading.positions import _locate_by_token_counts, _locate_with_provider, locate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def _all_nodes(module: cst.Module) -> list[cst.CSTNode]:
 
 
 def _sources() -> list[tuple[str, str]]:
-    files = sorted((ROOT / "fixtures").rglob("*.py")) + [ROOT / "checker" / "positions.py"]
+    files = sorted((ROOT / "fixtures").rglob("*.py")) + [ROOT / "checker" / "reading" / "positions.py"]
     found = [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in files]
     return [(name, source) for name, source in found if "broken" not in name] + sorted(TRICKY.items())
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from projects import RULES, assert_marked, check, run, write
 
-from checker.engine import check_path
-from checker.project import Project
+from checker.index.project import Project
+from checker.passes.engine import check_path
 
 ALIAS = """
 try:
@@ -253,7 +253,7 @@ def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path
         return real_parse(source, *args, **kwargs)
 
     monkeypatch.setattr(libcst, "parse_module", counting_parse)
-    monkeypatch.setattr("checker.project.cst.parse_module", counting_parse)
+    monkeypatch.setattr("checker.index.project.cst.parse_module", counting_parse)
     index = Project()  # one index, as one run has
     check(tmp_path, "pkg/ops.py", index=index)  # parses utils.py as its import
     assert check(tmp_path, "pkg/utils.py", index=index) == []
@@ -360,7 +360,7 @@ def test_torch_names_the_api_tables_know_are_not_looked_up_in_torch_own_tree(tmp
 
 
 def test_the_module_cache_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
-    from checker import project
+    from checker.index import project
 
     monkeypatch.setattr(project, "_MAX_MODULES", 2)
     files = {f"pkg/m{n}.py": "import torch\nW = torch.ones(1)\n" for n in range(4)}

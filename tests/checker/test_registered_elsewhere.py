@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from projects import assert_marked, run, write
 
-from checker.engine import Outcome
-from checker.findings import Finding
-from checker.schedule import Job
-from checker.session import _EarlyHandoffs
+from checker.passes.engine import Outcome
+from checker.passes.schedule import Job
+from checker.passes.session import _EarlyHandoffs
+from checker.spec.findings import Finding
 
 KERNELS = """
 import torch

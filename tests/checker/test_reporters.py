@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from checker.findings import Finding, Severity
-from checker.reporters import REPORTERS, RenderOptions, ordered
-from checker.reporters import json as json_reporter
-from checker.reporters import text as text_reporter
+from checker.output.reporters import REPORTERS, RenderOptions, ordered
+from checker.output.reporters import json as json_reporter
+from checker.output.reporters import text as text_reporter
+from checker.spec.findings import Finding, Severity
 
 GOLDEN = Path(__file__).parent / "golden"
 

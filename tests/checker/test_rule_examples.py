@@ -10,9 +10,9 @@ from collections import Counter
 
 import pytest
 
-from checker.engine import check_source
-from checker.markers import expected
+from checker.passes.engine import check_source
 from checker.rules import ALL_RULES, Rule
+from checker.spec.markers import expected
 
 
 def _enabled(rule: type[Rule]) -> list[Rule]:

@@ -16,12 +16,13 @@ import jsonschema
 import pytest
 from test_reporters import FINDINGS, check_golden, finding
 
-from checker import __version__, docs
-from checker.engine import check_source
-from checker.findings import Finding, Severity
-from checker.reporters import REPORTERS, ordered
-from checker.reporters import sarif as sarif_reporter
+from checker import __version__
+from checker.output import docs
+from checker.output.reporters import REPORTERS, ordered
+from checker.output.reporters import sarif as sarif_reporter
+from checker.passes.engine import check_source
 from checker.rules import ALL_RULES, RULES_BY_CODE, Rule
+from checker.spec.findings import Finding, Severity
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from checker import cli
-from checker.cache import Cache
-from checker.engine import Outcome
+from checker.command import cli
+from checker.passes.cache import Cache
+from checker.passes.engine import Outcome
+from checker.passes.schedule import Job, Options, check_files
 from checker.rules import ALL_RULES
-from checker.schedule import Job, Options, check_files
 
 CODES = tuple(rule.code for rule in ALL_RULES if rule.default_enabled)
 BAD = "import torch\nW = torch.ones(2)\n\n@torch.compiler.allow_in_graph\ndef f{n}(x):\n    return x * W\n"
@@ -108,7 +108,7 @@ def test_cli_jobs_and_cache_flags(tree: Path, capsys: pytest.CaptureFixture[str]
 def test_automatic_garbage_collection_is_off_while_checking_and_restored_after(tree: Path, monkeypatch) -> None:
     import gc
 
-    from checker import schedule
+    from checker.passes import schedule
 
     seen: list[bool] = []
     real_check = schedule.analyse_source
@@ -120,7 +120,7 @@ def test_automatic_garbage_collection_is_off_while_checking_and_restored_after(t
 
 
 def test_few_files_to_parse_start_no_workers(tree: Path, monkeypatch) -> None:
-    from checker import schedule
+    from checker.passes import schedule
 
     started: list[int] = []
     monkeypatch.setattr(schedule, "Pool", lambda *args: started.append(1))
@@ -132,7 +132,7 @@ def test_few_files_to_parse_start_no_workers(tree: Path, monkeypatch) -> None:
 def test_the_passes_of_a_run_share_one_set_of_workers(tmp_path: Path, monkeypatch) -> None:
     # Enough registering files for workers, and defs registered from another module: the pass
     # that checks their modules with those registrations reuses the workers the first pass started.
-    from checker import schedule
+    from checker.passes import schedule
 
     for n in range(5):
         (tmp_path / "pkg").mkdir(exist_ok=True)
@@ -181,8 +181,8 @@ def test_a_file_that_registers_a_function_it_does_not_define_is_parsed_first(
     tmp_path: Path, text: str, foreign: bool
 ) -> None:
     """Its outcome hands registrations to the defining file, whose check waits for it."""
-    from checker.reverse_scan import text_registrations
-    from checker.session import Session
+    from checker.index.reverse_scan import text_registrations
+    from checker.passes.session import Session
 
     (tmp_path / "register.py").write_text(text)
     (tmp_path / "k.py").write_text("def scaled(x):\n    return x\n")

@@ -6,9 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from checker.findings import Severity
-from checker.rules import ALL_RULES, PLANNED, RULES_BY_CODE, Rule
-from checker.selection import (
+from checker.configuration.selection import (
     DOC_STRICT_CODES,
     Catalogue,
     Layer,
@@ -17,6 +15,8 @@ from checker.selection import (
     select_rules,
     split_tokens,
 )
+from checker.rules import ALL_RULES, PLANNED, RULES_BY_CODE, Rule
+from checker.spec.findings import Severity
 
 
 def _rule(code: str, name: str, default_enabled: bool = True) -> type[Rule]:

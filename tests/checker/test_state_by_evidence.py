@@ -1,5 +1,5 @@
 """AIG302 by evidence: a name is state only when the project shows it can change after
-compilation (checker/facts/changes.py, checker/change_scan.py)."""
+compilation (checker/facts/captures/changes.py, checker/index/change_scan.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from checker import cli
+from checker.command import cli
 
 REPO = Path(__file__).resolve().parents[2]
 #: Seconds a run may take: a cold start imports libcst; a hang takes forever.

@@ -23,8 +23,9 @@ import pytest
 from processes import REPO, TIME_LIMIT, in_process
 from projects import write
 
-from checker import atomic, run
-from checker.session import Session
+from checker.command import run
+from checker.output import atomic
+from checker.passes.session import Session
 
 #: AIG407 (fixable) on line 4, then enough of a function that the file is a few KB.
 FIXABLE = (

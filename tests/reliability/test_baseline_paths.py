@@ -15,7 +15,7 @@ import pytest
 from processes import in_process
 from projects import write
 
-from checker.baseline import MAX_BASELINE_BYTES
+from checker.command.baseline import MAX_BASELINE_BYTES
 
 OPS = """\
 import torch

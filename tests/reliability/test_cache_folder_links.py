@@ -14,9 +14,9 @@ import pytest
 from processes import in_process
 from projects import write
 
-from checker.cache import CACHE_DIR_NAME, Cache
-from checker.engine import FileReport, Outcome
-from checker.findings import Finding, Severity
+from checker.passes.cache import CACHE_DIR_NAME, Cache
+from checker.passes.engine import FileReport, Outcome
+from checker.spec.findings import Finding, Severity
 
 CAPTURES = "import torch\n\nW = torch.ones(4)\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return x * W\n"
 VICTIM = b"the checking person's own file\n"

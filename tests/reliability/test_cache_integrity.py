@@ -13,7 +13,7 @@ import pytest
 from processes import in_process
 from projects import write
 
-from checker.cache import CACHE_DIR_NAME, MAX_ENTRY_BYTES
+from checker.passes.cache import CACHE_DIR_NAME, MAX_ENTRY_BYTES
 
 HELPERS = """\
 import torch
@@ -214,7 +214,7 @@ class TestKey:
     def test_another_checker_version_is_a_miss(
         self, tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from checker import cache as cache_module
+        from checker.passes import cache as cache_module
 
         cache = tmp_path / "cache"
         cached(tree, cache, "pkg")

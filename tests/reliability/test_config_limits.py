@@ -11,7 +11,7 @@ import pytest
 from processes import aigcheck
 from projects import write
 
-from checker.config import MAX_CONFIG_BYTES
+from checker.configuration.config import MAX_CONFIG_BYTES
 
 #: ``x = [[[...]]]`` nested 5,000 deep: tomllib recurses once per level (and more).
 DEEP = "[tool.aigcheck]\nx = " + "[" * 5000 + "]" * 5000 + "\n"

@@ -13,11 +13,11 @@ from pathlib import Path
 import libcst
 import pytest
 
-import checker.libcst_text
-from checker import cli
-from checker.containment import Limits
+import checker.reading.libcst_text
+from checker.command import cli
+from checker.passes.containment import Limits
+from checker.passes.schedule import Job, Options, check_files
 from checker.rules import ALL_RULES
-from checker.schedule import Job, Options, check_files
 
 CODES = tuple(rule.code for rule in ALL_RULES if rule.default_enabled)
 CAPTURE = "import torch\nW = torch.ones(2)\n\n@torch.compiler.allow_in_graph\ndef f{n}(x):\n    return x * W\n"
@@ -58,7 +58,7 @@ def test_a_file_that_crashes_the_native_parser_costs_only_its_own_result(
 ) -> None:
     # The chain is handed to libcst as it is (the guard against this shape is off), so
     # the parser really crashes, in the worker that has the file.
-    monkeypatch.setattr(checker.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
     tree = _tree(tmp_path, CRASHES_LIBCST)
     status, findings = _run_cli("-j", jobs, str(tree))
     assert status == 1
@@ -136,7 +136,7 @@ def test_a_worker_lost_with_several_files_in_hand_costs_only_the_culprit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Files that were with a worker when another file killed it are checked again, alone."""
-    monkeypatch.setattr(checker.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
     tree = _tree(tmp_path, CRASHES_LIBCST, others=40)
     assert "crashed" in _only_the_culprit_lost(tree, Options(workers=2, contained=True), others=40)
 
@@ -145,7 +145,7 @@ def test_standard_input_that_crashes_the_native_parser_is_aig900_and_the_run_goe
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """'-' is checked in a worker of its own too: the crash costs its result, not the run."""
-    monkeypatch.setattr(checker.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_BOOL_OPERANDS", 10**9)
     tree = _tree(tmp_path, "x = 1\n", others=1)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CRASHES_LIBCST.encode())))
     status, findings = _run_cli("--stdin-filename", str(tree / "piped.py"), "-", str(tree / "m0.py"))
@@ -159,7 +159,7 @@ def test_the_memory_budget_never_raises_a_limit_the_user_set(tmp_path: Path) -> 
 
     script = (
         "import resource\n"
-        "from checker.containment import Limits\n"
+        "from checker.passes.containment import Limits\n"
         "resource.setrlimit(resource.RLIMIT_DATA, (2 * 1024**3, resource.RLIM_INFINITY))\n"
         "Limits(memory=4 * 1024**3).apply()\n"
         "print(resource.getrlimit(resource.RLIMIT_DATA)[0])\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from processes import aigcheck
 
-from checker.diffs import quoted_name, unified_diff
+from checker.output.diffs import quoted_name, unified_diff
 
 FIXABLE = "import torch\n\n\n@torch._dynamo.allow_in_graph\ndef f(x):\n    return x\n"
 FIXED = FIXABLE.replace("torch._dynamo.allow_in_graph", "torch.compiler.allow_in_graph")

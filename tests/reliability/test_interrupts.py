@@ -32,7 +32,7 @@ WITH_FORKER = [sys.executable, "-m", "checker"]
 WITHOUT_FORKER = [
     sys.executable,
     "-c",
-    "import runpy, checker.forker as forker; forker.Forker.supported = staticmethod(lambda: False); "
+    "import runpy, checker.passes.forker as forker; forker.Forker.supported = staticmethod(lambda: False); "
     "runpy.run_module('checker', run_name='__main__')",
 ]
 
@@ -109,7 +109,7 @@ def test_a_child_forked_before_it_set_its_handlers_ends_quietly(number: signal.S
     """The forker and the workers set their own handlers first thing, but a signal can come
     before that (a run that ends at once stops its forker as it starts): the run's handler
     they inherited ends them as the signal's default does, with no traceback."""
-    from checker.interrupts import interruptible
+    from checker.command.interrupts import interruptible
 
     read, written = os.pipe()
     with interruptible():

@@ -11,7 +11,7 @@ import pytest
 from processes import aigcheck, found
 from projects import CAPTURING_OPS, write
 
-from checker import cli
+from checker.command import cli
 
 NAMES = [f"m{index}.py" for index in range(6)]
 

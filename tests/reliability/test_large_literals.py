@@ -5,7 +5,7 @@ whitespace around it): a 2 MB list of one-digit numbers (1,000,000 of them) with
 registration took more than the 4 GiB budget of a worker, twice, and the file lost its
 AIG301 to an AIG900 (54 s, measured at 41ef54e). A literal of many elements that are all constants says
 nothing element by element to any rule, so libcst is given one element in its place,
-with every line and column kept (``checker/libcst_text.py``); what the container is (a
+with every line and column kept (``checker/reading/libcst_text.py``); what the container is (a
 list, a tuple of constants, a dict) is kept, so every finding stays the same.
 """
 
@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from processes import aigcheck, found
 
-import checker.libcst_text
-from checker.engine import check_source
-from checker.libcst_text import for_libcst
-from checker.markers import expected
+import checker.reading.libcst_text
+from checker.passes.engine import check_source
+from checker.reading.libcst_text import for_libcst
 from checker.rules import ALL_RULES, Rule
+from checker.spec.markers import expected
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import pathological  # noqa: E402 - the benchmarks folder is not a package
@@ -97,12 +97,12 @@ def _examples() -> list[pytest.param]:
 @pytest.mark.parametrize("source", _examples())
 def test_findings_are_the_same_with_every_literal_summarised(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = _findings(source)
-    monkeypatch.setattr(checker.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
     assert _findings(source) == whole
 
 
 def test_the_literals_of_each_kind_give_their_findings(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
     # All but the tuple holding a list, and the tuples unpacked or too short to hold one constant.
     summarised = [own for _, own in for_libcst(KINDS).summarised]
     assert summarised == [
@@ -122,7 +122,7 @@ def test_a_fix_keeps_a_summarised_literal_as_it_was(monkeypatch: pytest.MonkeyPa
         "import torch\n\nDATA = [\n    1, 2, 3,  # a comment, kept\n    4,\n]\n\n\n"
         "@torch._dynamo.allow_in_graph\ndef f(x):\n    return x + DATA[0]\n"
     )
-    monkeypatch.setattr(checker.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
     rules: list[Rule] = [rule() for rule in ALL_RULES if rule.code == "AIG407"]
     report = check_source(source.encode(), "fixme.py", rules, fix=True)
     assert report.fixed_source == source.replace("torch._dynamo.allow_in_graph", "torch.compiler.allow_in_graph")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from checker import cli
+from checker.command import cli
 
 REPO = Path(__file__).resolve().parents[2]
 CAPTURE = "import torch\nW = torch.ones(2)\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
@@ -118,9 +118,9 @@ def test_a_file_whose_expressions_were_elided_is_not_fixed(tmp_path: Path) -> No
 
 def test_cpython_and_libcst_disagreeing_is_said_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where libcst still refuses a file CPython accepts, AIG900 says so (not 'syntax error')."""
-    import checker.libcst_text
+    import checker.reading.libcst_text
 
-    monkeypatch.setattr(checker.libcst_text, "MAX_STRING_PARTS", 10**9)
+    monkeypatch.setattr(checker.reading.libcst_text, "MAX_STRING_PARTS", 10**9)
     parts = " ".join(["'a'"] * 6000)
     (tmp_path / "ops.py").write_text(CAPTURE + f"\nMESSAGE = ({parts})\n")
     out = io.StringIO()
@@ -133,7 +133,7 @@ def test_cpython_and_libcst_disagreeing_is_said_plainly(tmp_path: Path, monkeypa
 
 def test_the_fixtures_still_parse_unchanged_without_form_feeds() -> None:
     """The guard changes nothing of a file that needs none (the common case)."""
-    from checker.libcst_text import for_libcst
+    from checker.reading.libcst_text import for_libcst
 
     for fixture in FIXTURES:
         text = fixture.read_text(encoding="utf-8")

@@ -26,21 +26,21 @@ from pathlib import Path
 import pytest
 from projects import RULES, assert_marked, run, write
 
-import checker.change_scan
-import checker.schedule
-import checker.session
-from checker.change_scan import ChangeScans
-from checker.containment import DEFAULT_LIMITS
-from checker.discovery import DEFAULT_EXCLUDES
-from checker.engine import check_path
-from checker.facts.scopes import Scope
-from checker.mentions import may_register
-from checker.pool import Pool
-from checker.project import Project
-from checker.reverse_scan import registered_in, text_registrations
-from checker.schedule import Job, Options, Workers, check_one
-from checker.session import Session
-from checker.source import Prefilter
+import checker.index.change_scan
+import checker.passes.schedule
+import checker.passes.session
+from checker.facts.scopes.tree import Scope
+from checker.index.change_scan import ChangeScans
+from checker.index.project import Project
+from checker.index.reverse_scan import registered_in, text_registrations
+from checker.passes.containment import DEFAULT_LIMITS
+from checker.passes.engine import check_path
+from checker.passes.pool import Pool
+from checker.passes.schedule import Job, Options, Workers, check_one
+from checker.passes.session import Session
+from checker.reading.discovery import DEFAULT_EXCLUDES
+from checker.reading.mentions import may_register
+from checker.reading.source import Prefilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import pathological  # noqa: E402 - the benchmarks folder is not a package
@@ -60,14 +60,14 @@ class _Searched(bytes):
 def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Make every file the project scans read as ``_Searched`` bytes; the counts, per file."""
     counts: Counter[str] = Counter()
-    read = checker.change_scan.bytes_or_none
+    read = checker.index.change_scan.bytes_or_none
 
     def counted(path: Path) -> bytes:
         data = _Searched(read(path))
         data.counts, data.path = counts, str(path)
         return data
 
-    monkeypatch.setattr(checker.change_scan, "bytes_or_none", counted)
+    monkeypatch.setattr(checker.index.change_scan, "bytes_or_none", counted)
     return counts
 
 
@@ -93,7 +93,7 @@ def test_the_questions_of_many_registering_files_search_each_file_a_bounded_numb
         most.append(max(counts.values()))
     # Before: each question searched every file, for its names and its modules (the most
     # searched file 404 times at 400 files, 804 times at 800).
-    assert most[1] == most[0] <= 2 * checker.change_scan.SCANS_BEFORE_INDEX, f"searches of one file: {most}"
+    assert most[1] == most[0] <= 2 * checker.index.change_scan.SCANS_BEFORE_INDEX, f"searches of one file: {most}"
 
 
 @pytest.mark.parametrize("defs", [200, 2_000])
@@ -126,13 +126,13 @@ def test_files_named_alone_share_one_reading_of_their_project(tmp_path: Path, mo
     pathological.project_tree(tmp_path, 300, every=10)
     named = sorted(str(path) for path in tmp_path.rglob("m*.py"))[:60]
     scanned: Counter[int] = Counter()
-    registered_in = checker.session.registered_in
+    registered_in = checker.passes.session.registered_in
 
     def counted(data: bytes) -> set[str]:
         scanned[hash(data)] += 1
         return registered_in(data)
 
-    monkeypatch.setattr(checker.session, "registered_in", counted)
+    monkeypatch.setattr(checker.passes.session, "registered_in", counted)
     Session(Options())._registered_imports(named)
     assert scanned and max(scanned.values()) == 1
 
@@ -156,7 +156,7 @@ def test_what_a_worker_is_sent_for_each_file_does_not_grow_with_the_registered_n
         def shutdown(self, *_: object, **__: object) -> None:
             pass
 
-    monkeypatch.setattr(checker.schedule, "Pool", Recording)
+    monkeypatch.setattr(checker.passes.schedule, "Pool", Recording)
     sizes = []
     for count in (10, 10_000):
         names = tuple(f"registered_{i}" for i in range(count))
@@ -185,7 +185,7 @@ def test_files_handed_registrations_through_a_linked_tree_are_found_without_a_se
     write(tmp_path, files)
     (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
     stats = Counter[str]()
-    stat, position = os.stat, checker.session._Targets._position
+    stat, position = os.stat, checker.passes.session._Targets._position
     inside = []
 
     def counted_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
@@ -201,7 +201,7 @@ def test_files_handed_registrations_through_a_linked_tree_are_found_without_a_se
             inside.pop()
 
     monkeypatch.setattr(os, "stat", counted_stat)
-    monkeypatch.setattr(checker.session._Targets, "_position", counted_position)
+    monkeypatch.setattr(checker.passes.session._Targets, "_position", counted_position)
     status, _ = run("--isolated", "--no-cache", str(tmp_path / "link" / "pkg"))
     assert status in (0, 1)
     # One stat per job and per path looked up; before: two per job for every lookup (7,560 here).
@@ -253,7 +253,7 @@ def test_the_files_a_project_scan_keeps_add_nothing_to_each_collection(tmp_path:
         gc.collect()
         before = len(gc.get_objects())
         scans = ChangeScans(DEFAULT_EXCLUDES)
-        for question in range(checker.change_scan.SCANS_BEFORE_INDEX + 2):  # the index made too
+        for question in range(checker.index.change_scan.SCANS_BEFORE_INDEX + 2):  # the index made too
             scans.change(module, f"NAME_{question}", own=True, rebinding=False)
         gc.collect()
         tracked.append(len(gc.get_objects()) - before)
@@ -293,7 +293,7 @@ def test_a_worker_keeps_a_bounded_number_of_modules_however_many_files_call_regi
 def test_a_worker_leaves_what_it_starts_with_out_of_its_collections() -> None:
     """What a worker imported and inherited stays for its life: frozen out of the full
     collections that free dropped modules, which then cost only the live work."""
-    pool: Pool[int, int] = Pool(1, partial(checker.schedule._start_worker, (), DEFAULT_LIMITS), _frozen)
+    pool: Pool[int, int] = Pool(1, partial(checker.passes.schedule._start_worker, (), DEFAULT_LIMITS), _frozen)
     try:
         assert pool.submit(0).result(timeout=120) > 1_000
     finally:

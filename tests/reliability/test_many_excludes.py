@@ -14,9 +14,9 @@ import pytest
 from processes import aigcheck, found
 from projects import CAPTURING_OPS, write
 
-from checker.config import Config, matches
-from checker.discovery import Source, discover
-from checker.globs import Dialect, PatternSet, glob_matches
+from checker.configuration.config import Config, matches
+from checker.reading.discovery import Source, discover
+from checker.reading.globs import Dialect, PatternSet, glob_matches
 
 #: Pieces of patterns: literals (some that mean something elsewhere), every wildcard and
 #: the corners of classes: a negation, a range, a leading ``]``, one never closed.

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import checker
-from checker.engine import FileReport, check_source
+from checker.passes.engine import FileReport, check_source
 from checker.rules import ALL_RULES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

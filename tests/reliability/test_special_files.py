@@ -15,7 +15,7 @@ import pytest
 from processes import aigcheck, found
 from projects import CAPTURING_OPS, write
 
-from checker.source import read_source
+from checker.reading.source import read_source
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 

@@ -15,8 +15,8 @@ import pytest
 from processes import aigcheck, found
 from projects import CAPTURING_OPS, write
 
-from checker.mounts import virtual_file_system
-from checker.packages import project_files
+from checker.reading.mounts import virtual_file_system
+from checker.reading.packages import project_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="POSIX links")
 

@@ -14,7 +14,7 @@ import pytest
 from processes import aigcheck
 from projects import write
 
-from checker.reporters.base import escape_controls
+from checker.output.reporters.base import escape_controls
 
 #: An OSC title change ended by BEL, a carriage return, a screen clear, a right-to-left override.
 HOSTILE = "\x1b]0;pwned\x07\r\x1b[2J\u202e"

@@ -22,7 +22,7 @@ import pytest
 from processes import REPO, aigcheck, found
 from projects import write
 
-from checker import cache
+from checker.passes import cache
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 

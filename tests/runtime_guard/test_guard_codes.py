@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.catalog import BY_CODE
+from checker.spec.catalog import BY_CODE
 from runtime_guard.errors import Violation
 
 GUARD = Path(__file__).resolve().parents[2] / "runtime_guard"

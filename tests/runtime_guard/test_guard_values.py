@@ -12,8 +12,8 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.immutable_collections import immutable_list
 
-from checker import contract
-from checker.contract import USER_CLASSES, UserClass, Verdict
+from checker.spec import contract
+from checker.spec.contract import USER_CLASSES, UserClass, Verdict
 from runtime_guard import values
 
 

@@ -4,7 +4,7 @@ Tracing does not enter a custom op: Dynamo and AOTAutograd run its fake
 implementation, and the real one runs eagerly with real tensors. What the real
 implementation reads (a lookup table, the debug switch) is therefore not captured by
 the registered functions that call the op (the checker does not follow a registered
-body into a custom op: checker/torch_api.py, OPAQUE_DECORATORS).
+body into a custom op: checker/spec/torch_api.py, OPAQUE_DECORATORS).
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The command line: arguments, the run it drives, baselines, progress, Ctrl-C and stdout."""

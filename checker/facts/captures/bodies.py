@@ -1,0 +1,235 @@
+"""What a registered body does besides computing with tensors.
+
+One walk per body collects three kinds of event the body rules report: Python side
+effects that run at trace time (AIG501), Python decisions on tensor data (AIG502),
+and host-side data access that needs a custom op (AIG503).
+
+Whether an expression is a tensor comes from inference, plus one local rule: a
+parameter is treated as a tensor when the body calls a tensor-only method on it
+(``x.sum()``, which no builtin type has). A bare unannotated parameter is not
+assumed to be a tensor, so ``if eps > 0`` is never reported.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from checker.facts.kinds.inference import Inference
+from checker.facts.kinds.kind import Kind
+from checker.facts.registrations.targets import Body
+from checker.facts.scopes.syntax import Walker, operands
+from checker.facts.scopes.tree import BindingKind, Declaration, Mutation, Scope, ScopeTree
+from checker.spec.torch_api import TENSOR_ONLY_METHODS
+
+_LOGGER_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "warning_once", "info_once"}
+)
+#: Factories of logger objects: the standard library's and the ``get_logger`` helpers of
+#: libraries built on it (transformers, diffusers, accelerate).
+_LOGGER_FACTORIES = frozenset({"getLogger", "get_logger"})
+_SIDE_EFFECT_CALLS = {
+    "builtins.print": "print()",
+    "builtins.open": "open()",
+    "builtins.input": "input()",
+    "warnings.warn": "warnings.warn()",
+    "sys.stdout.write": "sys.stdout.write()",
+    "sys.stderr.write": "sys.stderr.write()",
+}
+_HOST_MODULES = ("numpy.", "scipy.", "cupy.", "ctypes.")
+#: Builtins that turn a tensor's data into a Python value: Dynamo cannot decide it on fake
+#: tensors, so the call graph-breaks, or fails under fullgraph=True (evidence/dynamo D16).
+_CONVERSIONS = {f"builtins.{name}": name for name in ("bool", "float", "int", "complex")}
+_HOST_METHODS = frozenset({"numpy", "data_ptr"})
+_DATA_METHODS = frozenset({"item", "tolist"})
+
+
+class EventKind(enum.Enum):
+    SIDE_EFFECT = "side-effect"
+    DATA_DEPENDENT = "data-dependent"
+    HOST_ACCESS = "host-access"
+
+
+class Action(enum.Enum):
+    """What the body does; ``Event.subject`` names what it does it with."""
+
+    CALL = "call"  # a side-effect call; subject: its spelling (``print()``)
+    LOG = "log"
+    ASSIGN_OUTER = "assign-outer"  # a global/nonlocal assignment; subject: the name
+    MUTATE_CAPTURED = "mutate-captured"  # subject: the captured name
+    BRANCH = "branch"  # on a tensor value; subject: the statement (``if``)
+    CONVERT = "convert"  # ``bool(t)``, ``float(t)``; subject: the builtin
+    READ_DATA = "read-data"  # subject: ``item`` or ``tolist``
+    HOST_METHOD = "host-method"  # subject: ``numpy`` or ``data_ptr``
+    HOST_CALL = "host-call"  # subject: the qualified name called
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: EventKind
+    node: cst.CSTNode
+    action: Action
+    subject: str = ""
+    declaration: Declaration | None = None
+    mutation: Mutation | None = None
+
+
+class BodyEvents:
+    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+        self.tree = tree
+        self.inference = inference
+
+    def events(self, body: Body) -> list[Event]:
+        walker = _Walker(self, body)
+        walker.walk(body.node.body)
+        return walker.found + list(self._state_changes(body))
+
+    def _state_changes(self, body: Body) -> Iterator[Event]:
+        """``global``/``nonlocal`` assignments, and mutation of captured containers."""
+        for scope in body.scope.walk():
+            for binding in scope.redirected:
+                owner = self.tree.owner(scope, binding.name)
+                if owner is not None and body.scope.encloses(owner):
+                    continue  # a nested def's nonlocal of the body's own local: no state outside the call
+                declaration = Declaration.GLOBAL if binding.name in scope.declared_global else Declaration.NONLOCAL
+                yield Event(EventKind.SIDE_EFFECT, binding.node, Action.ASSIGN_OUTER, binding.name, declaration)
+            for read in scope.reads:
+                owner = self.tree.owner(scope, read.name)
+                if read.mutation and owner is not None and not body.scope.encloses(owner):
+                    yield Event(
+                        EventKind.SIDE_EFFECT, read.node, Action.MUTATE_CAPTURED, read.name, mutation=read.mutation
+                    )
+
+    # -- what an expression is -----------------------------------------------------
+
+    def is_tensor(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        """Inferred tensor, or tensor-only use of a parameter (never a capture)."""
+        if isinstance(expr, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation)):
+            return any(self.is_tensor(child, scope, body) for child in operands(expr))
+        if isinstance(expr, cst.Subscript):
+            return self.is_tensor(expr.value, scope, body)
+        if self.is_captured(expr, scope, body):
+            return False
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            method = expr.func.attr.value
+            receiver = expr.func.value
+            if method in TENSOR_ONLY_METHODS and self.is_local(receiver, scope, body):
+                return True
+        return self.inference.infer(expr, scope).kind is Kind.TENSOR
+
+    def is_local(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        """An expression rooted in a parameter or local of the body (not captured state)."""
+        while isinstance(expr, (cst.Attribute, cst.Subscript, cst.Call)):
+            expr = expr.func if isinstance(expr, cst.Call) else expr.value
+        if not isinstance(expr, cst.Name):
+            return False
+        owner = self.tree.owner(scope, expr.value)
+        if owner is None or not body.scope.encloses(owner):
+            return False
+        params = [b for b in owner.bindings.get(expr.value, []) if b.kind is BindingKind.PARAMETER]
+        return not (body.bound_self and params and owner is body.scope and _is_first(params[0], body))
+
+    def is_captured(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        root = expr
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        owner = self.tree.owner(scope, root.value)
+        return owner is not None and not body.scope.encloses(owner)
+
+    def is_logger(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        if not isinstance(expr, cst.Name):
+            return False
+        for binding in self.tree.bindings(scope, expr.value):
+            if isinstance(binding.value, cst.Call):
+                func = binding.value.func
+                last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+                if last in _LOGGER_FACTORIES:
+                    return True
+        return False
+
+
+class _Walker(Walker):
+    def __init__(self, events: BodyEvents, body: Body) -> None:
+        self.events = events
+        self.body = body
+        self.found: list[Event] = []
+        self._scopes: list[Scope] = [body.scope]
+
+    @property
+    def scope(self) -> Scope:
+        return self._scopes[-1]
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        self._scopes.append(self.events.tree.scope_of.get(node, self.scope))
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        self._scopes.pop()
+
+    visit_FunctionDef = visit_Lambda = visit_ClassDef = _enter  # type: ignore[assignment]
+    leave_FunctionDef = leave_Lambda = leave_ClassDef = _leave  # type: ignore[assignment]
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter  # type: ignore[assignment]
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave  # type: ignore[assignment]
+
+    def _emit(self, kind: EventKind, node: cst.CSTNode, action: Action, subject: str = "") -> None:
+        self.found.append(Event(kind, node, action, subject))
+
+    def _condition(self, test: cst.BaseExpression, statement: str) -> None:
+        if self.events.is_tensor(test, self.scope, self.body):
+            self._emit(EventKind.DATA_DEPENDENT, test, Action.BRANCH, statement)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._condition(node.test, "if")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._condition(node.test, "while")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._condition(node.test, "... if ... else ...")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._condition(node.test, "assert")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        events, scope, body = self.events, self.scope, self.body
+        names = events.inference.qualified_names(node.func, scope)
+        for name, label in _SIDE_EFFECT_CALLS.items():
+            if name in names:
+                self._emit(EventKind.SIDE_EFFECT, node, Action.CALL, label)
+                return
+        if any(name.startswith("logging.") for name in names) or (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _LOGGER_METHODS
+            and events.is_logger(node.func.value, scope)
+        ):
+            self._emit(EventKind.SIDE_EFFECT, node, Action.LOG)
+            return
+        converted = names & _CONVERSIONS.keys()
+        if converted and len(node.args) == 1 and events.is_tensor(node.args[0].value, scope, body):
+            self._emit(EventKind.DATA_DEPENDENT, node, Action.CONVERT, _CONVERSIONS[min(converted)])
+            return
+        if isinstance(node.func, cst.Attribute):
+            method, receiver = node.func.attr.value, node.func.value
+            if method in _DATA_METHODS and events.is_local(receiver, scope, body):
+                self._emit(EventKind.DATA_DEPENDENT, node, Action.READ_DATA, method)
+                return
+            if method in _HOST_METHODS and events.is_local(receiver, scope, body):
+                self._emit(EventKind.HOST_ACCESS, node, Action.HOST_METHOD, method)
+                return
+        host = sorted(name for name in names if name.startswith(_HOST_MODULES))
+        if host and any(_tensor_argument(events, arg.value, scope, body) for arg in node.args):
+            self._emit(EventKind.HOST_ACCESS, node, Action.HOST_CALL, host[0])
+
+
+def _tensor_argument(events: BodyEvents, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+    return events.is_tensor(expr, scope, body)
+
+
+def _is_first(binding: object, body: Body) -> bool:
+    params = body.node.params
+    first = (list(params.posonly_params) + list(params.params))[:1]
+    return bool(first) and first[0].name is getattr(binding, "node", None)

@@ -1,0 +1,179 @@
+"""What one body reads from outside itself, the helpers it calls not followed.
+
+A read of a name bound outside the body (a closure cell, a global of the module),
+an attribute of ``self`` for a bound method, a default value that holds a tensor or
+a container the body changes: each is a capture, with the inferred kind of what it
+reads and, for state, the reason it can change after compilation.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from checker.facts.captures.capture import NOT_STATE, Capture, Holder, Source, laundering
+from checker.facts.captures.changes import Change, ChangeKind, local_change
+from checker.facts.captures.module_attributes import ImportedGlobals, ModuleAttributes
+from checker.facts.kinds.inference import Inference
+from checker.facts.kinds.kind import Kind
+from checker.facts.registrations.targets import Body
+from checker.facts.scopes.syntax import children
+from checker.facts.scopes.tree import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
+
+
+class OwnCaptures:
+    """The captures of one module's bodies, each body on its own."""
+
+    def __init__(self, tree: ScopeTree, inference: Inference, index: ImportedGlobals | None = None) -> None:
+        self.tree = tree
+        self.inference = inference
+        self.index = index
+        self._module_attributes = ModuleAttributes(inference, index)
+        self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
+
+    def closure_names(self, body: Body) -> list[str]:
+        """Names the body, or its default values, read from an enclosing function's scope."""
+        reads = [(read, scope) for scope in body.scope.walk() for read in scope.reads]
+        reads += [(read, read.scope) for read in self.tree.default_reads.get(body.node, [])]
+        names: list[str] = []
+        for read, scope in reads:
+            owner = self.tree.owner(scope, read.name)
+            if owner is None or body.scope.encloses(owner) or owner.kind in (ScopeKind.MODULE, ScopeKind.CLASS):
+                continue
+            if all(binding.kind is BindingKind.IMPORT for binding in owner.bindings.get(read.name, [])):
+                continue  # a local import binds the same object on every call
+            if read.name not in names:
+                names.append(read.name)
+        return names
+
+    def captures(self, body: Body) -> list[Capture]:
+        """The captures of ``body`` itself, helpers not followed."""
+        key = (body.node, body.bound_self)
+        if key not in self._cache:
+            with self.inference.following_imports():
+                self._cache[key] = self._uncached(body)
+        return self._cache[key]
+
+    def _uncached(self, body: Body) -> list[Capture]:
+        found = list(self._defaults(body))
+        parents = _parents(body.node)
+        receiver = _receiver(body)
+        for scope in body.scope.walk():
+            for read in scope.reads:
+                owner = self.tree.owner(scope, read.name)
+                if owner is None:
+                    continue
+                if receiver is not None and owner is body.scope and read.name == receiver:
+                    capture = self._attribute_of(body, read, parents)
+                elif body.scope.encloses(owner):
+                    continue
+                else:
+                    capture = self._named(body, read, owner, parents)
+                if capture is not None:
+                    found.append(capture)
+        return found
+
+    def _named(self, body: Body, read: Read, owner: Scope, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
+        inferred = self.inference.infer_name(read.name, owner)
+        if inferred.kind is Kind.UNKNOWN:
+            inferred = self.inference.imported_kind(read.name, owner)
+        bindings = owner.bindings.get(read.name, [])
+        # Cite the binding that gave the kind (`_cache = torch.ones(...)`, not `_cache = None`),
+        # preferring one written where the name lives over a `global` reassignment.
+        local = [b for b in bindings if b.written_in is owner] or bindings
+        matching = [b for b in local if self.inference.binding_kind(b).kind is inferred.kind] or local
+        first = matching[0].node if matching else None
+        if isinstance(parents.get(read.node), cst.Attribute):
+            if inferred.kind in (Kind.OBJECT, Kind.MODULE):
+                attribute = self._attribute_of(body, read, parents)
+                if attribute is not None:
+                    return attribute
+            through_module = self._module_attributes.capture(body, read, owner, parents)
+            if through_module is not None:
+                return through_module
+        if inferred.kind in NOT_STATE:
+            return None
+        change = local_change(self.tree, read.name, owner, bindings)
+        if change is None and owner.kind is ScopeKind.MODULE:
+            change = self._project_change(read.name, bindings)
+        return Capture(
+            body, read.node, read.name, _source(owner), inferred, first, laundering(read.node, parents), change
+        )
+
+    def _project_change(self, name: str, bindings: list[Binding]) -> Change | None:
+        """What other modules of the project show about a global of this module: assigned
+        or changed from there; for a name imported from another module, changed in place
+        anywhere (its module rebinding it does not rebind this module's copy)."""
+        index = self.index
+        path = self.inference.path
+        if index is None:
+            return None
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.IMPORT and bindings[0].imported:
+            origin = index.origin(path, bindings[0].imported)
+            if origin is None:
+                return None
+            return index.change(origin.path, origin.name, path, own=True, rebinding=False)
+        return index.change(path, name, path, own=False, rebinding=True)
+
+    def _attribute_of(self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
+        """``self.w`` or ``obj.w``: the attribute is what is captured."""
+        parent = parents.get(read.node)
+        if not isinstance(parent, cst.Attribute) or parent.value is not read.node:
+            return None
+        owner = self.inference.infer(read.node, read.scope)
+        if not isinstance(owner.definition, cst.ClassDef):
+            return None
+        model = self.inference.class_model(owner.definition)
+        attr = parent.attr.value
+        inferred = model.attribute_kind(attr, self.inference)
+        if inferred.kind in NOT_STATE:
+            return None
+        name = f"{read.name}.{attr}"
+        laundered = laundering(parent, parents)
+        source = Source(Holder.OBJECT, model.name)
+        change = None if inferred.kind.is_tensor_like else Change(ChangeKind.ATTRIBUTE)
+        return Capture(body, parent, name, source, inferred, None, laundered, change)
+
+    def _mutates(self, body: Body, parameter: str) -> bool:
+        """Whether the body changes its own parameter in place (a shared default container)."""
+        return bool(self.tree.mutations_of(body.scope, parameter))
+
+    def _defaults(self, body: Body) -> list[Capture]:
+        params = all_params(body.node.params)
+        outer = body.scope.parent or body.scope
+        found = []
+        for param in params:
+            if param.default is None:
+                continue
+            inferred = self.inference.infer(param.default, outer)
+            mutated = inferred.kind is Kind.MUTABLE and self._mutates(body, param.name.value)
+            if inferred.kind.is_tensor_like or inferred.kind is Kind.NDARRAY or mutated:
+                source = Source(Holder.DEFAULT)
+                found.append(Capture(body, param.default, param.name.value, source, inferred))
+        return found
+
+
+def _receiver(body: Body) -> str | None:
+    if not body.bound_self:
+        return None
+    params = all_params(body.node.params)
+    return params[0].name.value if params else None
+
+
+def _source(owner: Scope) -> Source:
+    if owner.kind is ScopeKind.MODULE:
+        return Source(Holder.MODULE)
+    if owner.kind is ScopeKind.CLASS:
+        return Source(Holder.CLASS_BODY, owner.name)
+    return Source(Holder.ENCLOSING_FUNCTION, owner.name)
+
+
+def _parents(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
+    """Child-to-parent links inside one registered body."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[child] = node
+            stack.append(child)
+    return parents

@@ -1,0 +1,1 @@
+"""Registrations: where ``allow_in_graph`` is applied, what it registers, and whether torch honours it."""

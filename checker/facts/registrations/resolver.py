@@ -1,0 +1,135 @@
+"""Resolving a registration's argument to what it registers.
+
+The decorator form registers the def or class below it; the call form registers an
+expression: a name is followed to its bindings, ``obj.meth`` to the method, a list
+or tuple to each element, anything else to what inference says it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import libcst as cst
+
+from checker.facts.kinds.inference import Inference
+from checker.facts.kinds.kind import Inferred, Kind
+from checker.facts.registrations.definition_targets import DefinitionTargets
+from checker.facts.registrations.sites import Form, Registration
+from checker.facts.registrations.targets import Target, TargetKind, Uncallable
+from checker.facts.scopes.syntax import children, describe
+from checker.facts.scopes.tree import BindingKind, Scope, ScopeKind, ScopeTree
+from checker.spec import torch_api as api
+
+
+class TargetResolver:
+    """The targets of one module's registrations."""
+
+    def __init__(self, tree: ScopeTree, inference: Inference) -> None:
+        self.tree = tree
+        self.inference = inference
+        self.definitions = DefinitionTargets(tree, inference)
+
+    def targets(self, registration: Registration) -> Iterator[Target]:
+        with self.inference.following_imports():  # a class imported from the project is judged here
+            yield from self._targets(registration)
+
+    def _targets(self, registration: Registration) -> Iterator[Target]:
+        if registration.form is Form.ELSEWHERE:
+            yield self.definitions.elsewhere(registration)
+        elif registration.form is Form.DECORATOR:
+            yield self.definitions.decorated(registration)
+        else:
+            yield from self._expression(registration, registration.argument, registration.scope)
+
+    # -- call form ------------------------------------------------------------
+
+    def _expression(self, registration: Registration, expr: cst.CSTNode, scope: Scope) -> Iterator[Target]:
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            for element in expr.elements:
+                yield from self._expression(registration, element.value, scope)
+            return
+        if not isinstance(expr, cst.BaseExpression):
+            return
+        if isinstance(expr, cst.Lambda):
+            yield self.definitions.function(registration, expr, "<lambda>", node=expr)
+            return
+        if isinstance(expr, cst.Attribute):
+            yield self._attribute(registration, expr, scope)
+            return
+        if isinstance(expr, cst.Name):
+            yield from self._name(registration, expr, scope)
+            return
+        if isinstance(expr, cst.Call) and expr.args and self._is_marker(expr.func, scope):
+            # allow_in_graph(nonstrict_trace(f)): judge f; AIG406 reports the pair.
+            yield from self._expression(registration, expr.args[0].value, scope)
+            return
+        yield self._value(registration, expr, self.inference.infer(expr, scope), describe(expr))
+
+    def _is_marker(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        return bool(self.inference.qualified_names(expr, scope) & api.CONFLICTING_MARKERS.keys())
+
+    def _name(self, registration: Registration, expr: cst.Name, scope: Scope) -> Iterator[Target]:
+        owner = self.tree.owner(scope, expr.value)
+        if owner is None:
+            yield self._value(registration, expr, self.inference.infer(expr, scope), expr.value)
+            return
+        bindings = [
+            b for b in owner.bindings.get(expr.value, [])
+            if b.kind not in (BindingKind.DELETE, BindingKind.AUGMENTED) and not _contains(b.value, registration.site)
+        ]  # fmt: skip
+        seen: set[int] = set()
+        for binding in bindings:
+            if isinstance(binding.value, (cst.List, cst.Tuple)) and binding.kind is BindingKind.ASSIGN:
+                # OPS = (a, b); allow_in_graph(OPS): each element, reported at the registration.
+                for target in self._expression(registration, binding.value, binding.written_in):
+                    yield replace(target, node=expr)
+                continue
+            inferred = self.inference.binding_kind(binding)
+            if binding.kind is BindingKind.PARAMETER or id(inferred.definition or binding) in seen:
+                continue
+            seen.add(id(inferred.definition or binding))
+            yield self._value(registration, expr, inferred, expr.value)
+
+    def _attribute(self, registration: Registration, expr: cst.Attribute, scope: Scope) -> Target:
+        owner = self.inference.infer(expr.value, scope)
+        attr = expr.attr.value
+        display = describe(expr)
+        if isinstance(owner.definition, cst.ClassDef) and owner.kind in (Kind.OBJECT, Kind.MODULE, Kind.CLASS):
+            model = self.inference.class_model(owner.definition)
+            found = model.method(attr)
+            if found is not None:
+                return self.definitions.method(registration, expr, owner, found, display)
+        return self._value(registration, expr, self.inference.infer(expr, scope), display)
+
+    def _value(self, registration: Registration, expr: cst.BaseExpression, inferred: Inferred, display: str) -> Target:
+        """Classify a registered value from what inference knows about it."""
+        definition = inferred.definition
+        kind = inferred.kind
+        if kind is Kind.FUNCTION and isinstance(definition, (cst.FunctionDef, cst.Lambda)):
+            body = self.tree.scope_of.get(definition)
+            if body is not None and body.parent is not None and body.parent.kind is ScopeKind.CLASS:
+                return self.definitions.method_by_name(registration, expr, definition, display)
+            return self.definitions.function(registration, definition, display, node=expr)
+        if kind is Kind.CLASS and isinstance(definition, cst.ClassDef):
+            return self.definitions.class_def(registration, definition, expr)
+        if kind in (Kind.OBJECT, Kind.MODULE) and isinstance(definition, cst.ClassDef):
+            return self.definitions.instance(registration, expr, self.inference.class_model(definition), display)
+        if kind is Kind.MODULE:
+            return Target(registration, TargetKind.MODULE_INSTANCE, expr, display, value=inferred)
+        if kind is Kind.PARTIAL:
+            return Target(registration, TargetKind.PARTIAL, expr, display, value=inferred)
+        if kind in (Kind.IMMUTABLE, Kind.NONE, Kind.MUTABLE, Kind.TENSOR, Kind.TENSOR_CONTAINER, Kind.NDARRAY):
+            return Target(
+                registration, TargetKind.NOT_CALLABLE, expr, display, value=inferred, not_callable=Uncallable.VALUE
+            )
+        return Target(registration, TargetKind.UNRESOLVED, expr, display)
+
+
+def _contains(expr: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """Whether ``node`` occurs inside ``expr`` (``g = allow_in_graph(g)`` does not bind the target)."""
+    if expr is None:
+        return False
+    if expr is node:
+        return True
+    return any(_contains(child, node) for child in children(expr))

@@ -1,0 +1,337 @@
+"""The changes of one module's top-level name in one file, read from CPython's tree.
+
+The name is the object it is bound to: in its own module, and in every module that
+re-exports it (``from ._impl import FLAGS`` in ``pkg/__init__.py``), so that
+``from pkg import FLAGS; FLAGS["fast"] = False`` changes it too. Rebinding a re-export
+rebinds only the re-exporting module's name, so only the defining module's counts.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Mapping, Set
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker.facts.captures.changes import ChangeKind
+from checker.facts.scopes.tree import Declaration, Mutation, MutationKind, is_mutating_method
+from checker.reading.mentions import dotted_name
+
+#: ``try``/``except`` statements (``except*`` from Python 3.11).
+TRY_STATEMENTS = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+#: Where an import names (a module file, or None outside the project).
+Resolve = Callable[[str], Path | None]
+#: Module file -> the names it binds to the object (its own name, or re-exports of it).
+Exposed = Mapping[Path, Set[str]]
+
+
+@dataclass(frozen=True)
+class Found:
+    """One change of the name, at ``line`` of the scanned file."""
+
+    kind: ChangeKind
+    line: int
+    declaration: Declaration | None = None
+    function: str = ""
+    mutation: Mutation | None = None
+
+
+def changes(
+    tree: ast.Module, target: Path, name: str, exposed: Exposed, *, own: bool, rebinding: bool, module_of: Resolve
+) -> Iterator[Found]:
+    """The changes of ``target``'s top-level ``name`` (``exposed``: the names of the object in
+    it and the modules that re-export it) in one parsed file. ``own``: the file is ``target`` itself. ``rebinding``:
+    rebinding the name counts, not only changing the object in place. ``module_of``
+    resolves a dotted import name to a module file."""
+    scan = _Scan(name, exposed, own, rebinding, module_of, target)
+    scan.body(tree.body, function=None)
+    return iter(scan.found)
+
+
+class _Scan:
+    def __init__(
+        self, name: str, exposed: Exposed, own: bool, rebinding: bool, module_of: Resolve, target: Path
+    ) -> None:
+        self.name = name
+        self.exposed = exposed
+        self.own = own
+        self.rebinding = rebinding
+        self.module_of = module_of
+        self.module = target
+        self.found: list[Found] = []
+        #: Local names bound to project modules (their dotted names), and to the object.
+        self.modules: dict[str, str] = {}
+        self.objects: set[str] = set()
+        #: (container, key) pairs known to be missing where the scan is.
+        self.missing: list[tuple[str, str]] = []
+        #: How deep the scan is in top-level code that runs after the definitions: a loop, a
+        #: ``__main__`` block (``in_main``: the latter).
+        self.later = 0
+        self.in_main = False
+        self._resolved: dict[str, Path | None] = {}
+
+    # -- walking ------------------------------------------------------------------
+
+    def body(self, statements: list[ast.stmt], function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
+        guards = 0
+        for statement in statements:
+            self.statement(statement, function)
+            present = _returns_when_present(statement)
+            if present is not None:
+                self.missing.append(present)
+                guards += 1
+        del self.missing[len(self.missing) - guards :]
+
+    def statement(self, node: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.imports(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.expressions([*node.decorator_list, *node.args.defaults, *node.args.kw_defaults], function)
+            self.body(node.body, node)
+        elif isinstance(node, ast.ClassDef):
+            self.expressions([*node.decorator_list, *node.bases], function)
+            self.body(node.body, function)
+        elif isinstance(node, ast.If) and function is None and _is_main_guard(node.test):
+            self.later += 1
+            self.in_main = True
+            self.body(node.body, function)
+            self.later -= 1
+            self.in_main = False
+            self.body(node.orelse, function)
+        elif isinstance(node, ast.If):
+            self.expressions([node.test], function)
+            missing = _missing_key(node.test)
+            if missing is not None:
+                self.missing.append(missing)
+            self.body(node.body, function)
+            if missing is not None:
+                self.missing.pop()
+            self.body(node.orelse, function)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+            self.stores(node, function)
+            self.expressions([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)], function)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.expressions([node.iter], function)
+            self.later += 1
+            self.target(node.target, node, function)
+            self.body(node.body, function)
+            self.later -= 1
+            self.body(node.orelse, function)
+        elif isinstance(node, ast.While):
+            self.expressions([node.test], function)
+            self.later += 1
+            self.body(node.body, function)
+            self.later -= 1
+            self.body(node.orelse, function)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.expressions([item.context_expr], function)
+                if item.optional_vars is not None:
+                    self.target(item.optional_vars, node, function)
+            self.body(node.body, function)
+        elif isinstance(node, TRY_STATEMENTS):
+            self.body(node.body, function)
+            looked_up = _item_reads(node.body)
+            for handler in node.handlers:
+                absent = looked_up if _catches_key_error(handler) else []
+                self.missing += absent
+                self.body(handler.body, function)
+                del self.missing[len(self.missing) - len(absent) :]
+            self.body(node.orelse, function)
+            self.body(node.finalbody, function)
+        elif isinstance(node, ast.Match):
+            self.expressions([node.subject], function)
+            for case in node.cases:
+                self.body(case.body, function)
+        else:
+            self.expressions([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)], function)
+
+    def expressions(
+        self, nodes: list[ast.expr | None], function: ast.FunctionDef | ast.AsyncFunctionDef | None
+    ) -> None:
+        for root in nodes:
+            if root is None:
+                continue
+            for node in ast.walk(root):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    method = node.func.attr
+                    if is_mutating_method(method) and self.is_object(node.func.value, function):
+                        mutation = Mutation(MutationKind.METHOD, method, memoises=method == "setdefault")
+                        self.mutated(node, mutation, function)
+
+    # -- what a statement does ------------------------------------------------------
+
+    def imports(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                self.modules[bound] = alias.name if alias.asname else bound
+            return
+        module = "." * node.level + (node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            qualified = f"{module}.{alias.name}" if not module.endswith(".") else f"{module}{alias.name}"
+            bound = alias.asname or alias.name
+            if self.resolve(qualified) is not None:
+                self.modules[bound] = qualified
+            elif alias.name in self.exposed.get(self.resolve(module) or Path(), ()):
+                self.objects.add(bound)
+
+    def stores(
+        self,
+        node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    ) -> None:
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            return
+        for target in targets:
+            self.target(target, node, function)
+
+    def target(
+        self, target: ast.expr, statement: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef | None
+    ) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.target(element, statement, function)
+            return
+        if isinstance(target, ast.Starred):
+            self.target(target.value, statement, function)
+            return
+        augmented = isinstance(statement, ast.AugAssign)
+        deleting = isinstance(statement, ast.Delete)
+        if isinstance(target, ast.Name) and target.id == self.name and self.own:
+            if augmented and self.rebinding:
+                self.found.append(Found(ChangeKind.AUGMENTED, statement.lineno))
+            elif function is not None and self.rebinding and _declares_global(function, self.name):
+                self.found.append(Found(ChangeKind.DECLARED, statement.lineno, Declaration.GLOBAL, function.name))
+            elif function is None and self.later and self.rebinding:
+                kind = ChangeKind.REBOUND if self.in_main and not self.later - 1 else ChangeKind.LOOP
+                self.found.append(Found(kind, statement.lineno))
+            return
+        if isinstance(target, ast.Attribute) and target.attr == self.name and self.is_module(target.value):
+            if self.rebinding:
+                kind = ChangeKind.AUGMENTED if augmented else ChangeKind.ASSIGNED
+                self.found.append(Found(kind, statement.lineno))
+            return
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.is_object(target.value, function):
+            if deleting:
+                mutation = Mutation(MutationKind.DELETE)
+            elif isinstance(target, ast.Attribute):
+                mutation = Mutation(MutationKind.ATTRIBUTE, target.attr)
+            else:
+                key = (ast.unparse(target.value), ast.unparse(target.slice))
+                mutation = Mutation(MutationKind.ITEM, memoises=key in self.missing and not augmented)
+            self.mutated(statement, mutation, function)
+
+    def mutated(self, node: ast.AST, mutation: Mutation, function: object) -> None:
+        if mutation.memoises:
+            return
+        if self.own and function is None and not self.later:
+            return  # the module's own straight-line top level runs at import time
+        self.found.append(Found(ChangeKind.MUTATED, getattr(node, "lineno", 0), mutation=mutation))
+
+    # -- what an expression refers to -----------------------------------------------------
+
+    def is_module(self, expr: ast.expr) -> bool:
+        """``config``, ``cfg``, ``pkg.config``: the target module."""
+        return self.module_of_expr(expr) == self.module
+
+    def module_of_expr(self, expr: ast.expr) -> Path | None:
+        dotted = dotted_name(expr, self.modules)
+        return None if dotted is None else self.resolve(dotted)
+
+    def is_object(self, expr: ast.expr, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+        """``config.X`` (or ``pkg.X``, a re-export), or a name bound to it: ``X`` in the module
+        itself (not shadowed by a local of the function), or imported from one that binds it."""
+        if isinstance(expr, ast.Attribute):
+            module = self.module_of_expr(expr.value)
+            return module is not None and expr.attr in self.exposed.get(module, ())
+        if isinstance(expr, ast.Name):
+            if expr.id in self.objects:
+                return True
+            return self.own and expr.id == self.name and not _local_in(function, self.name)
+        return False
+
+    def resolve(self, dotted: str) -> Path | None:
+        if dotted not in self._resolved:
+            self._resolved[dotted] = self.module_of(dotted)
+        return self._resolved[dotted]
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round; brackets and implicit concatenation are
+    gone from the tree): the full tier's ``scope_statements._is_main_guard`` answers alike,
+    held to one table of cases by ``tests/checker/test_main_guard_spellings.py``."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    named = any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+    return named and any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides)
+
+
+def _declares_global(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    return any(isinstance(node, ast.Global) and name in node.names for node in ast.walk(function))
+
+
+def _local_in(function: ast.FunctionDef | ast.AsyncFunctionDef | None, name: str) -> bool:
+    """Whether ``name`` is a local of ``function`` (a parameter, or assigned without ``global``)."""
+    if function is None or _declares_global(function, name):
+        return False
+    arguments = function.args
+    if name in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
+        return True
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+    return False
+
+
+def _item_reads(statements: list[ast.stmt]) -> list[tuple[str, str]]:
+    """``cache[key]`` looked up in a ``try`` body: (cache, key) pairs."""
+    return [
+        (ast.unparse(node.value), ast.unparse(node.slice))
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _catches_key_error(handler: ast.ExceptHandler) -> bool:
+    """``except KeyError:`` (alone or in a tuple): the key was missing."""
+    kind = handler.type
+    names = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+    return any(isinstance(name, ast.Name) and name.id in ("KeyError", "LookupError") for name in names)
+
+
+def _missing_key(test: ast.expr) -> tuple[str, str] | None:
+    """``key not in cache`` (or ``cache.get(key) is None``): (cache, key) while it holds."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        (operator,), (right,) = test.ops, test.comparators
+        if isinstance(operator, ast.NotIn):
+            return ast.unparse(right), ast.unparse(test.left)
+        left = test.left
+        if (
+            isinstance(operator, ast.Is)
+            and isinstance(right, ast.Constant)
+            and right.value is None
+            and isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Attribute)
+            and left.func.attr == "get"
+            and left.args
+        ):
+            return ast.unparse(left.func.value), ast.unparse(left.args[0])
+    return None
+
+
+def _returns_when_present(statement: ast.stmt) -> tuple[str, str] | None:
+    """``if key in cache: return ...`` with no else: (cache, key), missing after it."""
+    if not isinstance(statement, ast.If) or statement.orelse or not statement.body:
+        return None
+    test = statement.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)):
+        return None
+    if not isinstance(statement.body[-1], (ast.Return, ast.Raise)):
+        return None
+    return ast.unparse(test.comparators[0]), ast.unparse(test.left)

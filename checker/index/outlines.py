@@ -1,0 +1,213 @@
+"""What CPython's parser tells about a module, before (and often instead of) libcst.
+
+The project index asks other modules small questions: can this module bind a
+registrar, is this name only a class, does an assignment bind it, where does it
+re-export it from, does a registration plausibly apply to it. CPython's parser answers
+them at a tenth of libcst's cost, so a module is parsed with libcst only when its
+outline says the answer may matter.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from checker.reading.mentions import (
+    global_names,
+    lines_spelling,
+    names_the_api,
+    nodes_on_lines,
+    non_registrar_names,
+    top_level,
+    value_names,
+)
+from checker.reading.packages import candidates
+from checker.reading.source import PREFILTER, Prefilter, decode_source, python_gate, read_source
+
+T = TypeVar("T")
+#: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
+Stamp = tuple[int, int]
+#: How many re-exports deep an imported name is followed to the module that binds it.
+_MAX_REEXPORTS = 8
+
+
+@dataclass(frozen=True)
+class Outline:
+    """``registers``: its code can name a registrar; ``not_registrars``: top-level names
+    that cannot be one (only classes, or defs that forward none of their parameters, bind
+    them); ``values``: names an assignment binds; ``registered``: names a registration of
+    the API plausibly applies to (decorated with it, passed to it)."""
+
+    registers: bool = False
+    #: CPython's parser read it and found nothing that would crash libcst.
+    safe: bool = False
+    not_registrars: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
+    registered: frozenset[str] = frozenset()
+
+
+#: The outline of a module that cannot be read or parsed.
+EMPTY = Outline()
+
+
+def outline(path: Path) -> Outline:
+    try:
+        data = read_source(path)
+        if data is None:
+            return EMPTY  # over the analysis limit: never parsed
+        text = decode_source(data)
+        gate = python_gate(text)
+    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return EMPTY
+    if gate.refused is not None:
+        return EMPTY
+    mentions = PREFILTER in data
+    if gate.tree is None:  # newer syntax than this interpreter's: libcst decides
+        return Outline(registers=mentions, safe=True)
+    tree = gate.tree
+    # Only the lines that spell ``global`` or the API are walked; the rest reads the top level.
+    # (Lines spelling "global" inside a longer name are walked too: only global statements count.)
+    rebound = {name for node in nodes_on_lines(tree, lines_spelling(text, ["global"])) for name in global_names(node)}
+    api = False
+    passed: set[str] = set()
+    for node in nodes_on_lines(tree, lines_spelling(text, [PREFILTER.decode()]) if mentions else []):
+        api = api or names_the_api(node)
+        if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
+            if isinstance(node.args[0], ast.Name):
+                passed.add(node.args[0].id)
+    return Outline(
+        registers=api,
+        safe=True,
+        # Asked only of a module that can register: a parse of every def's body otherwise.
+        not_registrars=non_registrar_names(tree, rebound) if api else frozenset(),
+        values=value_names(tree, rebound),
+        registered=frozenset(_decorated(tree)) | passed if mentions else frozenset(),
+    )
+
+
+def imports(path: Path) -> Mapping[str, str]:
+    """The module's top-level ``from m import x [as y]`` (y -> ``m.x``): what it re-exports."""
+    try:
+        data = read_source(path)
+        gate = python_gate(decode_source(data)) if data is not None else None
+    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return {}
+    return {} if gate is None or gate.tree is None else dict(_reexports(gate.tree))
+
+
+class Outlines:
+    """Outlines (and, apart, top-level imports: a parse without a walk) kept per file while
+    it is unchanged (a bounded number)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._kept = _PerFile(limit, outline, EMPTY)
+        self._imports: _PerFile[Mapping[str, str]] = _PerFile(limit, imports, {})
+        self._mentions = _PerFile(limit * 16, _mentions_api, False)
+
+    def imports(self, path: Path) -> Mapping[str, str]:
+        return self._imports.get(path)
+
+    def mentions_api(self, path: Path) -> bool:
+        """Whether the file's bytes mention the API at all (no parse: most files do not)."""
+        return self._mentions.get(path)
+
+    def of(self, path: Path) -> Outline:
+        return self._kept.get(path)
+
+    def defined_at(self, importer: str, qualified: str, depth: int = 0) -> tuple[Path, str] | None:
+        """The module file and name an imported name is bound by, re-exports followed;
+        None outside the project or in a cycle."""
+        if depth > _MAX_REEXPORTS:
+            return None
+        for path, attribute in candidates(Path(importer), qualified):
+            # Only an import can re-export it: a module whose text imports no such name binds it itself.
+            further = self.imports(path).get(attribute) if self._imports_name(path, attribute) else None
+            if further is None:
+                return path.resolve(), attribute
+            return self.defined_at(str(path), further, depth + 1)
+        return None
+
+    def _imports_name(self, path: Path, name: str) -> bool:
+        """Whether an import in the file's text may bind ``name`` (generous: no parse)."""
+        try:
+            data = read_source(path)
+        except OSError:
+            return False
+        return data is not None and name.encode() in data and Prefilter(imported=(name,)).imports(data)
+
+    def stamp(self, path: Path) -> Stamp | None:
+        return self._kept.stamp(path)
+
+
+class _PerFile(Generic[T]):
+    """``answer(file)`` kept per file while the file's stamp is unchanged, at most ``limit``
+    files (all are let go when it is reached); ``missing``: the answer for a file that
+    cannot be read (not kept)."""
+
+    def __init__(self, limit: int, answer: Callable[[Path], T], missing: T) -> None:
+        self.limit = limit
+        self.answer = answer
+        self.missing = missing
+        self._kept: dict[Path, tuple[Stamp, T]] = {}
+
+    def get(self, path: Path) -> T:
+        key = path.resolve()
+        stamp = file_stamp(key)
+        if stamp is None:
+            return self.missing
+        cached = self._kept.get(key)
+        if cached is None or cached[0] != stamp:
+            if len(self._kept) >= self.limit:
+                self._kept.clear()
+            try:
+                cached = self._kept[key] = (stamp, self.answer(key))
+            except OSError:
+                return self.missing
+        return cached[1]
+
+    def stamp(self, path: Path) -> Stamp | None:
+        cached = self._kept.get(path.resolve())
+        return cached[0] if cached is not None else None
+
+
+def _mentions_api(path: Path) -> bool:
+    data = read_source(path)  # (OSError: a file that cannot be read mentions nothing)
+    return data is not None and PREFILTER in data
+
+
+def file_stamp(path: Path) -> Stamp | None:
+    """The file's modification time and size (None when it cannot be read): what tells
+    that a file kept from earlier may have changed."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+def _reexports(tree: ast.Module) -> Iterator[tuple[str, str]]:
+    for statement in top_level(tree.body):
+        if isinstance(statement, ast.ImportFrom):
+            module = "." * statement.level + (statement.module or "")
+            for alias in statement.names:
+                if alias.name != "*":
+                    joined = f"{module}{alias.name}" if module.endswith(".") else f"{module}.{alias.name}"
+                    yield alias.asname or alias.name, joined
+
+
+def _names_the_api(expr: ast.expr) -> bool:
+    node = expr.func if isinstance(expr, ast.Call) else expr
+    text = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return "allow_in_graph" in text and "disallow" not in text
+
+
+def _decorated(tree: ast.Module) -> Iterator[str]:
+    """Top-level defs and classes decorated with the API."""
+    for statement in top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any(_names_the_api(decorator) for decorator in statement.decorator_list):
+                yield statement.name

@@ -1,0 +1,421 @@
+"""The project index: the checked project beyond one file, its modules parsed on demand.
+
+It implements :class:`checker.facts.module.ModuleIndex`, the questions the facts of one
+module ask about the others; the facts never see it otherwise. Nothing is imported: an
+import resolves to a file by path alone (:mod:`checker.reading.packages`). Parsed modules are
+cached for the process, and a checked file that was parsed earlier as another file's
+import is not parsed again; a module whose facts are being built is not entered again,
+so import cycles end. Which modules each module's facts consulted is recorded, and
+every file its imports looked for, there or not, so that the cache can tell when a
+result depends on a file that changed, went away or appeared.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import libcst as cst
+
+from checker.facts.captures.changes import Change
+from checker.facts.captures.helpers import Helper
+from checker.facts.captures.places import seen_from
+from checker.facts.kinds.annotations import Judgement
+from checker.facts.kinds.classes import ClassModel
+from checker.facts.kinds.kind import Inferred
+from checker.facts.module import ModuleFacts
+from checker.facts.registrations.handoffs import Origin
+from checker.facts.registrations.targets import Body, Target
+from checker.facts.scopes.tree import Binding, BindingKind
+from checker.index.change_scan import ChangeScans
+from checker.index.outlines import Outlines, Stamp, file_stamp
+from checker.reading.discovery import DEFAULT_EXCLUDES
+from checker.reading.libcst_text import for_libcst, parse_for_libcst
+from checker.reading.packages import candidates, looked_for, module_file, names_a_submodule
+from checker.reading.source import PREFILTER, Gate, Unanalysable, decode_source, file_digest, python_gate, read_source
+from checker.spec.links import ABSENT, Place, Registrar
+from checker.spec.torch_api import Marker
+
+T = TypeVar("T")
+
+#: Parsed modules kept per process, the least recently used dropped first (each a few MB
+#: of syntax tree); this bounds the memory of a run however large the tree.
+_MAX_MODULES = 64
+#: Dropped modules are reference cycles, freed only by a full collection (see ``quiet_gc``),
+#: which scans every live module too. Memory comes first: collecting every 64 drops instead
+#: made four copies of diffusers 10% faster and their peak RSS 25% higher.
+_COLLECT_EVERY = 16
+
+
+class Project:
+    """``registered_names``: the names of the functions the project registers, as far as
+    the run's text scan found them; calls of an imported function are judged against a
+    registration in its module only for these, which spares most modules an outline."""
+
+    def __init__(self, registered_names: frozenset[str] = frozenset()) -> None:
+        self.registered_names = registered_names
+        self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
+        self._dropped = 0
+        self._building: set[Path] = set()
+        self._following: set[tuple[str, str]] = set()
+        self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
+        self._outlines = Outlines(_MAX_MODULES * 4)
+        self._module_files: dict[tuple[str, str], str | None] = {}
+        self._registered: dict[tuple[str, str], tuple[Path, str] | None] = {}
+        self._scans = ChangeScans(DEFAULT_EXCLUDES)
+        #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
+        self._consulted: dict[str, dict[str, str]] = {}
+        #: importing module -> every file its imports looked for (path -> sha256, or ABSENT);
+        #: for the cache only: parsed facts are not stale because a file nobody parsed appeared.
+        self._looked: dict[str, dict[str, str]] = {}
+        self._looked_names: dict[str, set[str]] = {}
+        self._looked_paths: dict[tuple[str, str], list[str]] = {}
+        self._digests: dict[str, tuple[Stamp | None, str]] = {}
+        self._keys: dict[str, str] = {}
+
+    def _key(self, path: str) -> str:
+        """The file's real path, the name every record of this index uses for it (each
+        path resolved once: a resolve costs a system call per folder of the path)."""
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = str(Path(path).resolve())
+        return key
+
+    def dependencies(self, path: str) -> dict[str, str]:
+        """Every file the result of ``path`` depends on, directly or through the modules
+        its facts consulted: path -> sha256 of its bytes, or ``ABSENT`` for a file an
+        import looked for and did not find."""
+        return self._closure(path, (self._looked, self._consulted))
+
+    def _closure(self, path: str, records: tuple[dict[str, dict[str, str]], ...]) -> dict[str, str]:
+        start = self._key(path)
+        found: dict[str, str] = {}
+        pending = [start]
+        while pending:
+            module = pending.pop()
+            # Where two records name one file, the last wins: the digest of the bytes parsed.
+            merged = {name: digest for record in records for name, digest in record.get(module, {}).items()}
+            for name, digest in merged.items():
+                if name not in found and name != start:
+                    found[name] = digest
+                    if digest != ABSENT:
+                        pending.append(name)
+        return found
+
+    def _look(self, importer: str, qualified: str) -> None:
+        """Record the files an import of ``qualified`` in ``importer`` looks for, as they are now."""
+        importer_key = self._key(importer)
+        names = self._looked_names.setdefault(importer_key, set())
+        if qualified in names:
+            return
+        names.add(qualified)
+        where = (str(Path(importer).parent), qualified)
+        if where not in self._looked_paths:
+            self._looked_paths[where] = [self._key(str(path)) for path in looked_for(Path(importer), qualified)]
+        record = self._looked.setdefault(importer_key, {})
+        for path in self._looked_paths[where]:
+            if path != importer_key:
+                record[path] = self._digest(path)
+
+    def _digest(self, path: str) -> str:
+        """sha256 of the file's bytes, or ``ABSENT``; read again only when its stamp changed."""
+        stamp = file_stamp(Path(path))
+        known = self._digests.get(path)
+        if known is None or known[0] != stamp:
+            # Only a regular file is a module (a FIFO there is never waited on).
+            known = self._digests[path] = (stamp, file_digest(path) or ABSENT)
+        return known[1]
+
+    def _forget(self, key: str) -> None:
+        """A module about to be parsed again records afresh what it consults."""
+        self._consulted.pop(key, None)
+        self._looked.pop(key, None)
+        self._looked_names.pop(key, None)
+
+    def parsed(self, path: str, digest: str) -> ModuleFacts | None:
+        """The facts of ``path`` if it was already parsed with these bytes (as an import)
+        and no module they consulted has changed since."""
+        cached = self._facts.get(Path(self._key(path)))
+        facts = cached[1] if cached is not None else None
+        if facts is None or facts.digest != digest or self._stale(self._key(path)):
+            return None
+        return facts
+
+    def _stale(self, key: str) -> bool:
+        """Whether a module the facts of ``key`` consulted was edited since it was parsed."""
+        for name in self._closure(key, (self._consulted,)):
+            cached = self._facts.get(Path(name))
+            if cached is None or cached[0] != file_stamp(Path(name)):
+                return True
+        return False
+
+    def lookup(self, importer: str, qualified: str, require_api: bool = True) -> tuple[ModuleFacts, str] | None:
+        """The module (and the name in it) that an imported ``qualified`` name refers to.
+
+        ``require_api``: only modules that mention the API (where registrars can be);
+        values and base classes can come from any module of the package.
+        """
+        self._look(importer, qualified)
+        key = (str(Path(importer).parent), qualified)
+        if key not in self._candidates:
+            self._candidates[key] = candidates(Path(importer), qualified)
+        for module_path, attribute in self._candidates[key]:
+            if require_api and not self._may_bind_registrar(module_path, attribute):
+                continue
+            facts = self.facts(module_path, require_api)
+            if facts is not None:
+                self._consulted.setdefault(self._key(importer), {})[self._key(facts.path)] = facts.digest
+                return facts, attribute
+        return None
+
+    def _may_bind_registrar(self, path: Path, attribute: str) -> bool:
+        """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
+        registrar only if its code names the API, and not to a name only classes, or defs
+        that forward none of their parameters, bind."""
+        if not self._outlines.mentions_api(path):
+            return False
+        outline = self._outlines.of(path)
+        return outline.registers and attribute not in outline.not_registrars
+
+    def _vetted(self, key: Path, stamp: Stamp) -> bool:
+        """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""
+        return self._outlines.stamp(key) == stamp and self._outlines.of(key).safe
+
+    # -- the questions of ModuleIndex --------------------------------------------
+
+    def origin(self, importer: str, qualified: str) -> Origin | None:
+        found = self._bound(importer, qualified)
+        return None if found is None else Origin(found.facts.path, found.name, found.bindings)
+
+    def kind(self, importer: str, qualified: str) -> Inferred | None:
+        found = self.lookup(importer, qualified, require_api=False)
+        return None if found is None else self.follow(*found, _kind_at_top_level)
+
+    def registrar(self, importer: str, qualified: str) -> Registrar | None:
+        found = self.lookup(importer, qualified)
+        if found is None:
+            return None
+        facts, attribute = found
+        registrar = self.follow(facts, attribute, _registrar_named)
+        if registrar is None:
+            return None
+        return Registrar(registrar.spelled, registrar.via, registrar.index, attribute, Path(facts.path).name)
+
+    def class_model(self, node: cst.ClassDef) -> ClassModel | None:
+        owner = self.owner_of(node)
+        return None if owner is None else owner.inference.class_model(node)
+
+    def helpers(self, importer: str, qualified: str) -> list[Helper]:
+        found = self._bound(importer, qualified)
+        if found is None:
+            return []  # not a module of the project (numpy, torch, a missing file)
+        facts = found.facts
+        return [
+            Helper(Body(binding.definition, facts.tree.scope_of[binding.definition]), facts.capture_finder)
+            for binding in found.bindings
+            if binding.kind is BindingKind.FUNCTION and isinstance(binding.definition, cst.FunctionDef)
+        ]
+
+    def module_file(self, importer: str, qualified: str) -> str | None:
+        self._look(importer, qualified)
+        key = (str(Path(importer).parent), qualified)
+        if key not in self._module_files:
+            found = module_file(Path(importer), qualified)
+            self._module_files[key] = str(found.resolve()) if found is not None else None
+        return self._module_files[key]
+
+    def holds_value(self, module: str, name: str) -> bool:
+        path = Path(module)
+        if path.name == "__init__.py" and names_a_submodule(path, name):
+            return False  # ``torch._C``: an extension module, not a value of torch/__init__.py
+        return name in self._outlines.of(path).values
+
+    def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
+        found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
+        for path, digest in found.consulted:
+            self._consulted.setdefault(self._key(checked), {})[path] = digest
+        if found.project is not None:  # for the cache only: parsed facts are not stale for it
+            self._looked.setdefault(self._key(checked), {})[found.project[0]] = found.project[1]
+        if found.where is None:
+            return None
+        path, evidence = found.where
+        place = Place(seen_from(path, checked), evidence.line)
+        return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
+
+    def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
+        self._look(importer, qualified)
+        where = self._outlines.defined_at(importer, qualified)
+        if where is None or where[1] not in self._outlines.of(where[0]).values:
+            return None  # no assignment binds it there (CPython's outline says, no parse): no alias
+        found = self._bound(importer, qualified)
+        if found is None:
+            return None
+        facts = found.facts
+        with facts.inference.following_imports():
+            return facts.judge.alias_members(found.name, facts.tree.module, result, inside)
+
+    def markers(self, module: str, name: str, checked: str) -> list[tuple[Marker, Place]]:
+        self._looked.setdefault(self._key(checked), {})[self._key(module)] = self._digest(self._key(module))
+        facts = self.facts(Path(module), require_api=False)
+        if facts is None:
+            return []
+        places = facts.capture_finder.places
+        definitions = [b.definition for b in facts.tree.module.bindings.get(name, []) if b.definition is not None]
+        return [
+            (marker, places.place(node, checked))
+            for definition in definitions
+            for marker, node in facts.markers.of_definitions.get(definition, [])
+        ]
+
+    def registered_target(self, importer: str, qualified: str) -> Target | None:
+        self._look(importer, qualified)
+        key = (importer, qualified)
+        if key not in self._registered:
+            self._registered[key] = self._registered_at(importer, qualified)
+        where = self._registered[key]
+        # The target is taken from the module's facts each time, never kept here: it would
+        # keep them alive after the bounded cache of parsed modules let them go.
+        return None if where is None else self._target_at(*where)
+
+    def _registered_at(self, importer: str, qualified: str) -> tuple[Path, str] | None:
+        """Where an imported name is defined, if a registration plausibly applies to it there
+        (CPython's outline says; no libcst parse)."""
+        where = self._outlines.defined_at(importer, qualified)
+        if where is None:
+            return None
+        path, name = where
+        if not self._outlines.mentions_api(path) or name not in self._outlines.of(path).registered:
+            return None
+        return where
+
+    def _target_at(self, path: Path, name: str) -> Target | None:
+        facts = self.facts(path, require_api=False)
+        if facts is None:
+            return None
+        definitions = {b.definition for b in facts.tree.module.bindings.get(name, []) if b.kind is BindingKind.FUNCTION}
+        return next((t for t in facts.honoured_targets if t.definition in definitions), None)
+
+    # -- following imports ----------------------------------------------------------
+
+    def _bound(self, importer: str, qualified: str) -> _Bound | None:
+        """The module that binds an imported name itself, the name there and its top-level
+        bindings: re-exports (``from .impl import f`` in ``__init__.py``) are followed on,
+        and a cycle of them ends with None."""
+        found = self.lookup(importer, qualified, require_api=False)
+        return None if found is None else self.follow(*found, self._bound_in)
+
+    def _bound_in(self, facts: ModuleFacts, name: str) -> _Bound | None:
+        bindings = facts.tree.module.bindings.get(name, [])
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.IMPORT and bindings[0].imported:
+            return self._bound(facts.path, bindings[0].imported)
+        return _Bound(facts, name, tuple(bindings))
+
+    def follow(self, facts: ModuleFacts, attribute: str, step: Callable[[ModuleFacts, str], T]) -> T | None:
+        """Ask ``step`` about ``attribute`` of ``facts`` unless that is already being asked
+        further up: aliases that import each other in a cycle end with None."""
+        key = (facts.path, attribute)
+        if key in self._following:
+            return None
+        self._following.add(key)
+        try:
+            return step(facts, attribute)
+        finally:
+            self._following.discard(key)
+
+    def remember(self, path: Path, facts: ModuleFacts, digest: str) -> None:
+        """Keep a module the engine parsed anyway (``digest``: sha256 of its bytes), for the
+        imports of the files after it."""
+        key = path.resolve()
+        stamp = file_stamp(key)
+        if stamp is None:
+            return  # stdin, or a file that went away
+        facts.digest = digest
+        self._forget(str(key))
+        self._keep(key, (stamp, facts))
+
+    def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
+        """The parsed module a definition node belongs to."""
+        for _, facts in self._facts.values():
+            if facts is not None and node in facts.tree.scope_of:
+                return facts
+        return None
+
+    def facts(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
+        key = path.resolve()
+        stamp = file_stamp(key)
+        if key in self._building or stamp is None:
+            return None
+        cached = self._facts.get(key)
+        if cached is not None and cached[1] is None and not require_api and cached[0] == stamp:
+            cached = None  # skipped before for not mentioning the API; now any module will do
+        if cached is None or cached[0] != stamp or self._stale(str(key)):  # a long-lived process must see edits
+            self._building.add(key)
+            self._forget(str(key))
+            try:
+                cached = (stamp, self._parse(key, require_api, vetted=self._vetted(key, stamp)))
+            finally:
+                self._building.discard(key)
+        self._keep(key, cached)
+        return cached[1]
+
+    def _keep(self, key: Path, entry: tuple[Stamp, ModuleFacts | None]) -> None:
+        self._facts[key] = entry
+        self._facts.move_to_end(key)
+        while len(self._facts) > _MAX_MODULES:
+            self._facts.popitem(last=False)
+            self._dropped += 1
+            if self._dropped % _COLLECT_EVERY == 0:
+                gc.collect()
+
+    def _parse(self, path: Path, require_api: bool = True, vetted: bool = False) -> ModuleFacts | None:
+        """``vetted``: CPython's parser already found the file safe for libcst."""
+        try:
+            data = read_source(path)
+            if data is None:
+                return None  # over the analysis limit, as when it is checked
+            if require_api and PREFILTER not in data:
+                # A module that never mentions the API can neither be nor alias a registrar.
+                return None
+            text = decode_source(data)
+            # What would crash libcst is never handed to it.
+            gate = Gate(accepted=True) if vetted else python_gate(text)
+            if gate.refused is not None:
+                return None
+            prepared = for_libcst(text, gate.tree)
+            parsed = parse_for_libcst(text, prepared, gate.without_tree())
+        except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError):
+            return None
+        if isinstance(parsed, Unanalysable):
+            return None
+        module, _ = parsed
+        facts = ModuleFacts(module, str(path), index=self)
+        facts.digest = hashlib.sha256(data).hexdigest()
+        return facts
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """Where an imported name is bound itself: the module's facts, the name, its bindings."""
+
+    facts: ModuleFacts
+    name: str
+    bindings: tuple[Binding, ...]
+
+
+def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
+    inferred = facts.inference.infer_name(attribute, facts.tree.module)
+    if not inferred.known:
+        # A re-export (``from .attention_processor import Attention`` in attention.py):
+        # follow it on; Project.follow ends import cycles.
+        return facts.inference.imported_kind(attribute, facts.tree.module)
+    return inferred
+
+
+def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
+    """The registrar a module binds to ``attribute`` at its top level, if any."""
+    return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)

@@ -1,0 +1,122 @@
+"""Which files of a project may register the defs of a given module, found without
+analysing them: CPython's parser, and the imports and calls of each file.
+
+A file can register ``kernels.scaled`` only by calling a registrar with it:
+``allow_in_graph(scaled)`` after ``from .kernels import scaled``, or
+``maybe_allow_in_graph(kernels.scaled)`` after ``from . import kernels``, or a wrapper the
+file defines. A file with no such call is not analysed at all; the few that have one are
+checked in full, which settles whether the call is a registration.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Set
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checker.reading.mentions import dotted_name
+from checker.reading.packages import module_file
+from checker.reading.source import read_source
+
+#: At the top level (the line's first column), where the project's registered functions are
+#: registered: ``allow_in_graph(f)``, ``f = allow_in_graph(f)``, ``@allow_in_graph`` on a def.
+_CALLED = re.compile(rb"(?m)^(?:[\w.]+[ \t]*=[ \t]*)?[\w.]*allow_in_graph\w*[ \t]*\([ \t]*([A-Za-z_]\w*)[ \t]*[,)]")
+_DECORATED = re.compile(
+    rb"(?m)^@[\w.]*allow_in_graph[\w.]*(?:\([^)\n]*\))?[ \t]*\r?\n(?:@[^\n]*\n)*(?:async[ \t]+)?def[ \t]+(\w+)"
+)
+
+
+@dataclass(frozen=True)
+class TextRegistrations:
+    """The functions a file's text registers (:func:`registered_in`); ``foreign``: some of
+    them are not defined there (imported, most likely), so its check will likely hand
+    registrations to the files that define them."""
+
+    names: set[str] = field(default_factory=set)
+    foreign: bool = False
+
+
+def text_registrations(path: str) -> TextRegistrations:
+    """What the file's text registers at its top level: a cheap list of the functions
+    the project registers, whose calls in other files are judged."""
+    try:
+        data = read_source(path)
+    except OSError:
+        return TextRegistrations()
+    if data is None:  # too large: reported when checked
+        return TextRegistrations()
+    names = registered_in(data)
+    return TextRegistrations(names, bool(names) and not names <= _defined(data))
+
+
+#: A ``def`` or ``class`` statement, and the name it binds.
+_DEFINED = re.compile(rb"(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+
+
+def _defined(data: bytes) -> set[str]:
+    """The names the text's ``def`` and ``class`` statements bind: one search of the text,
+    however many names it registers (a generated file registers thousands)."""
+    return {name.decode() for name in _DEFINED.findall(data)}
+
+
+def registered_in(data: bytes) -> set[str]:
+    """The functions the text registers at its top level: ``allow_in_graph(f)``,
+    ``@allow_in_graph`` on a def."""
+    if b"allow_in_graph" not in data:
+        return set()
+    found = {match.decode() for match in _CALLED.findall(data)} | {m.decode() for m in _DECORATED.findall(data)}
+    # CapWords names are classes (PEP 8): constructing a registered class is not a call judged
+    # elsewhere, and their importers would only be analysed for nothing. A function named
+    # so is still found, by the pass after the first (``Links.registered``).
+    return {name for name in found if not name[:1].isupper()}
+
+
+def may_register_from(tree: ast.Module, path: Path, targets: Set[Path], registrars: tuple[str, ...]) -> bool:
+    """Whether the file at ``path`` calls, with a top-level name of one of ``targets`` (real
+    paths), something whose name contains one of ``registrars`` or a function the file
+    defines. One walk of the tree, however many files are named alone."""
+    names: set[str] = set()  # bound to a name of a target
+    modules: dict[str, str] = {}  # local name -> dotted import of a module (the target or a package above it)
+    defined: set[str] = set()
+    calls: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                head = alias.name.split(".")[0]
+                modules[alias.asname or head] = alias.name if alias.asname else head
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            from_target = bool(node.module or node.level) and _is(path, module, targets)
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if from_target:
+                    names.add(bound)
+                else:
+                    modules[bound] = f"{module}.{alias.name}" if not module.endswith(".") else f"{module}{alias.name}"
+    for call in calls:
+        if not _registrar_like(call.func, registrars, defined):
+            continue
+        for argument in (*call.args[:1], *(k.value for k in call.keywords if k.arg == "fn")):
+            if isinstance(argument, ast.Name) and argument.id in names:
+                return True
+            if isinstance(argument, ast.Attribute):
+                dotted = dotted_name(argument.value, modules)
+                if dotted is not None and _is(path, dotted, targets):
+                    return True
+    return False
+
+
+def _registrar_like(func: ast.expr, registrars: tuple[str, ...], defined: set[str]) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in defined or any(registrar in name for registrar in registrars)
+
+
+def _is(path: Path, dotted: str, targets: Set[Path]) -> bool:
+    found = module_file(path, dotted)
+    return found is not None and found.resolve() in targets

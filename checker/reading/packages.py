@@ -1,0 +1,173 @@
+"""Where an import leads on disk, by path alone: nothing is imported or run.
+
+Relative imports resolve from the importing file's folder, absolute ones only inside
+the importing file's own top-level package, regular or namespace (so a project's
+``from pkg.utils import x`` resolves, while ``numpy`` or ``torch`` never lead outside it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Iterator, Set
+from pathlib import Path
+
+from checker.reading.discovery import Tree
+
+
+def import_name(module: Path) -> str:
+    """The name a module is imported by: ``config`` for ``pkg/config.py``, ``pkg`` for its
+    ``__init__.py``. Like every file name it may hold surrogate escapes (bytes not valid in
+    the file system's encoding): encode it with ``surrogateescape``, back to the bytes on disk."""
+    return module.parent.name if module.name == "__init__.py" else module.stem
+
+
+def module_file(importer: Path, qualified: str) -> Path | None:
+    """The file of the module ``qualified`` names (``pkg.config``, ``.config``) as imported
+    by ``importer``: ``config.py`` or ``config/__init__.py``; None outside its package."""
+    base, parts = _base(importer, qualified)
+    if base is None or not parts:
+        return None
+    folder = base.joinpath(*parts)
+    for candidate in (folder.with_suffix(".py"), folder / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+#: The suffixes of modules that are not Python source: extension modules and stubs.
+_COMPILED = (".so", ".pyd", ".pyi")
+
+
+def names_a_submodule(package: Path, name: str) -> bool:
+    """Whether ``name`` in the package whose ``__init__.py`` is ``package`` is a module of
+    it: a folder, or an extension module (``torch/_C.cpython-311-x86_64-linux-gnu.so``)."""
+    folder = package.parent
+    if (folder / name).is_dir():
+        return True
+    try:
+        return any(entry.name.startswith(name + ".") and entry.name.endswith(_COMPILED) for entry in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def project_root(path: Path) -> Path | None:
+    """The folder of the top-level package ``path`` belongs to (the checked project, as far
+    as imports reach), or None for a module outside a package."""
+    return top_package(path)
+
+
+def project_files(root: Path, skip: Set[str]) -> Iterator[Path]:
+    """Every ``.py`` file under ``root``, folders named in ``skip`` left out, in a stable order.
+
+    Links to folders are not followed (the files of one inside the project are listed
+    under their real folder), and a link to a file is listed only when it leads inside
+    ``root``: nothing outside the project is read for its sake (checker.reading.discovery)."""
+    tree = Tree(os.path.realpath(root))
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(name for name in folders if name not in skip)
+        for name in sorted(files):
+            if name.endswith(".py") and _regular_inside(path := os.path.join(folder, name), tree):
+                yield Path(path)
+
+
+def _regular_inside(path: str, tree: Tree) -> bool:
+    """Whether ``path`` is a regular file (reading a FIFO named like a module would block
+    the run), or a link to one inside ``tree``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        return tree.holds(path) and os.path.isfile(path)
+    return stat.S_ISREG(mode)
+
+
+def tree_digest(root: Path, files: Iterable[tuple[Path, bytes]]) -> str:
+    """A digest of the ``(path, bytes)`` of a project's files: a result that depends on
+    what any file of it does (a change of ``config.X`` anywhere) depends on this."""
+    digest = hashlib.sha256()
+    for path, data in files:
+        name = os.path.relpath(path, root).replace(os.sep, "/")
+        digest.update(name.encode("utf-8", "surrogatepass") + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:
+    """The folder a qualified import name is resolved from, and its parts."""
+    dots = len(qualified) - len(qualified.lstrip("."))
+    parts = qualified[dots:].split(".") if qualified[dots:] else []
+    if dots:
+        base = importer.parent
+        for _ in range(dots - 1):
+            base = base.parent
+        return base, parts
+    return (_package_root(importer, parts[0]) if parts else None), parts
+
+
+def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
+    """(module file, attribute) pairs ``qualified`` may name, the longest module first."""
+    base, parts = _base(importer, qualified)
+    if base is None:
+        return []
+    found = []
+    for cut in range(len(parts), -1, -1):
+        module, attribute = parts[:cut], ".".join(parts[cut:])
+        if not attribute or "." in attribute:
+            continue
+        folder = base.joinpath(*module)
+        for candidate in (folder.with_suffix(".py") if module else None, folder / "__init__.py"):
+            if candidate is not None and candidate.is_file() and candidate.resolve() != importer.resolve():
+                found.append((candidate, attribute))
+    return found
+
+
+def looked_for(importer: Path, qualified: str) -> list[Path]:
+    """Every file :func:`candidates` and :func:`module_file` look for, there or not: an
+    answer that found nothing at one depends on it staying absent."""
+    base, parts = _base(importer, qualified)
+    if base is None:
+        return []
+    found = []
+    for module in (parts[:-1], parts):
+        folder = base.joinpath(*module)
+        found += [folder.with_suffix(".py")] if module else []
+        found.append(folder / "__init__.py")
+    return found
+
+
+def module_name(path: str) -> str | None:
+    """The dotted name a file is imported as (``pkg/sub/mod.py`` -> ``pkg.sub.mod``), from
+    its ``__init__.py`` chain; None outside a package."""
+    file = Path(path).resolve()
+    package = top_package(file)
+    if package is None:
+        return None
+    parts = file.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_root(importer: Path, name: str) -> Path | None:
+    """The folder holding package ``name`` when ``importer`` is inside it: its regular
+    package's, or for a namespace package (no ``__init__.py``), the parent of the
+    nearest enclosing folder called ``name``. Other packages are never looked into."""
+    package = top_package(importer)
+    if package is not None and package.name == name:
+        return package.parent
+    for folder in importer.resolve().parents:
+        if folder.name == name:
+            return folder.parent
+    return None
+
+
+def top_package(path: Path) -> Path | None:
+    """The outermost folder of the regular package that holds ``path`` (``__init__.py`` chain)."""
+    folder = path.resolve().parent
+    top = None
+    while (folder / "__init__.py").is_file():
+        top = folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return top
