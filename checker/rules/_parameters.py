@@ -10,9 +10,10 @@ from checker.facts.kinds.annotations import Judgement
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.spec.contract import Verdict
+from checker.spec.messages import Function
 
 
-def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[str, cst.Param, Judgement]]:
+def judged_parameters(facts: ModuleFacts, verdict: Verdict) -> Iterator[tuple[Function, cst.Param, Judgement]]:
     """(function name, parameter, judgement) for annotated parameters whose worst verdict is ``verdict``."""
     for _, body, param in facts.arguments():
         if param.annotation is None:

@@ -13,6 +13,7 @@ from checker.facts.registrations.targets import Body, Target, TargetKind
 from checker.facts.scopes.tree import Scope, ScopeKind
 from checker.rules import _wording as words
 from checker.spec import torch_api as api
+from checker.spec.messages import Function
 
 
 def result_bodies(facts: ModuleFacts) -> Iterator[Body]:
@@ -25,7 +26,7 @@ def result_bodies(facts: ModuleFacts) -> Iterator[Body]:
         yield body
 
 
-def returned(facts: ModuleFacts) -> Iterator[tuple[str, Body, cst.BaseExpression, Scope]]:
+def returned(facts: ModuleFacts) -> Iterator[tuple[Function, Body, cst.BaseExpression, Scope]]:
     """(function name, body, returned expression, its scope) for every honoured body.
 
     A lambda returns its body expression; an ``autograd.Function`` only its ``forward``

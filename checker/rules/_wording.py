@@ -1,4 +1,5 @@
-"""How the rules word the facts: the one place where facts turn into message text.
+"""How the rules word the facts: enums and places turned into the fields of the message
+types (:mod:`checker.spec.messages`), which alone join them into sentences.
 
 Facts are enums and structured values (``checker.facts``); each function here words
 one kind of fact the way several rules quote it.
@@ -18,6 +19,7 @@ from checker.facts.registrations.sites import Registration
 from checker.facts.registrations.targets import Body
 from checker.facts.scopes.tree import Mutation, MutationKind
 from checker.spec.links import Place, Registrar, Via
+from checker.spec.messages import Call, Function, place
 
 #: A value as messages name it (``registers X, a constant``).
 KIND = {
@@ -37,11 +39,6 @@ KIND = {
 }
 
 
-def place(where: Place) -> str:
-    """``pkg/register.py:3``."""
-    return f"{where.path}:{where.line}"
-
-
 def registrar(registrar: Registrar) -> str:
     """``torch.compiler.allow_in_graph``, ``register (forwards to allow_in_graph)``,
     ``aig (the registrar maybe_allow_in_graph of utils.py)``."""
@@ -58,12 +55,10 @@ def registration(registration: Registration) -> str:
     return f"{words} at {place(registration.where)}" if registration.where is not None else words
 
 
-def function(body: Body) -> str:
+def function(body: Body) -> Function:
     """How messages name a registered function: ``scaled``, or
     ``scaled (registered at pkg/ops.py:3)`` when another module registers it."""
-    if body.registered_at is None:
-        return body.name
-    return f"{body.name} (registered at {place(body.registered_at)})"
+    return Function(body.name, body.registered_at)
 
 
 _ARITHMETIC = {Kind.TENSOR: "tensor arithmetic", Kind.NDARRAY: "array arithmetic"}
@@ -121,11 +116,6 @@ def value(value: Inferred) -> str:
 # -- captures ------------------------------------------------------------------------
 
 
-def captured(capture: Capture) -> str:
-    """The captured name: ``W``, ``self.w``, ``default of 'w'``."""
-    return f"default of '{capture.name}'" if capture.source.holder is Holder.DEFAULT else capture.name
-
-
 def source(capture: Capture) -> str:
     """Where a captured value comes from: ``the module scope``, ``the enclosing function
     make()``, ``a Block object``; for a helper of another module, that module and line."""
@@ -149,20 +139,18 @@ def source(capture: Capture) -> str:
     return text
 
 
-def lead(capture: Capture) -> tuple[str | cst.CSTNode, ...]:
-    """How a capture message starts: ``f: ``, ``f: calls helper() (line 9), which `` or, for
-    a helper of another module, ``f: calls helper() (line 9), which is defined in helpers.py:4 and ``."""
-    parts: list[str | cst.CSTNode] = [f"{function(capture.function)}: "]
-    for link in capture.chain:
-        if link.call is not None:
-            where: tuple[str | cst.CSTNode, ...] = ("line ", link.call)
-        else:
-            assert link.call_place is not None
-            where = (place(link.call_place),)
-        parts += [f"calls {link.name}() (", *where, "), which "]
-        if link.defined is not None:
-            parts.append(f"is defined in {place(link.defined)} and ")
-    return tuple(parts)
+def chain(capture: Capture) -> tuple[Call[cst.CSTNode], ...]:
+    """The calls from the registered function to the helper that captures: each at its
+    call here (a node) or in another module (a place), with the helper's definition there."""
+    return tuple(
+        Call(link.name, link.call if link.call is not None else _given(link.call_place), link.defined)
+        for link in capture.chain
+    )
+
+
+def _given(where: Place | None) -> Place:
+    assert where is not None  # a link cites its call here or in another module
+    return where
 
 
 def mutation(mutation: Mutation) -> str:
@@ -195,16 +183,11 @@ def _change_text(change: Change, name: str) -> str:
     return "it is an object attribute, which can be reassigned at any time"
 
 
-def change(capture: Capture) -> tuple[str | cst.CSTNode, ...]:
-    """``, and it is reassigned in a loop (line 7)``: why captured state can change, and where."""
+def change(capture: Capture) -> tuple[str, cst.CSTNode | Place | None]:
+    """Why captured state can change, and where: ``and it is reassigned in a loop``, line 7."""
     found = capture.change
     assert found is not None
-    text = f", and {_change_text(found, capture.name)}"
-    if found.node is not None:
-        return (f"{text} (line ", found.node, ")")
-    if found.place is not None:
-        return (f"{text} ({place(found.place)})",)
-    return (text,)
+    return f"and {_change_text(found, capture.name)}", found.node if found.node is not None else found.place
 
 
 def laundered(how: Laundered) -> str:

@@ -8,7 +8,8 @@ from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
-from checker.spec.contract import CLAUSE_TEXT, Clause, Verdict
+from checker.spec.contract import Verdict
+from checker.spec.messages import ParameterUnproxyable
 
 
 class UnproxyableParameter(Rule):
@@ -107,9 +108,5 @@ class UnproxyableParameter(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, param, judgement in judged_parameters(facts, Verdict.GRAPH_BREAK):
-            yield report(
-                param,
-                f"{function}: parameter '{param.name.value}' admits {words.member(judgement)}, which Dynamo cannot proxy "
-                f"({judgement.entry.note or 'graph break'}); the call graph-breaks and the body is traced, losing "
-                f"the registration; {CLAUSE_TEXT[Clause.INPUTS]}: pass tensors and plain values instead",
-            )
+            admits = words.member(judgement)
+            yield report(param, ParameterUnproxyable(function, param.name.value, admits, judgement.entry.note))

@@ -9,6 +9,7 @@ from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
 from checker.spec.contract import Verdict
+from checker.spec.messages import ParameterHardError
 
 
 class HardErrorParameter(Rule):
@@ -73,9 +74,5 @@ class HardErrorParameter(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, param, judgement in judged_parameters(facts, Verdict.HARD_ERROR):
-            yield report(
-                param,
-                f"{function}: parameter '{param.name.value}' admits {words.member(judgement)}; Dynamo hands the function a "
-                f"FakeTensor instead and compiling fails ({judgement.entry.note}); convert to a tensor before the "
-                "call and take a torch.Tensor",
-            )
+            admits = words.member(judgement)
+            yield report(param, ParameterHardError(function, param.name.value, admits, judgement.entry.note))

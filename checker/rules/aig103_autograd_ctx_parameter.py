@@ -10,6 +10,7 @@ from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import TargetKind
 from checker.facts.scopes.syntax import children
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import ParameterIsCtx
 
 #: ctx attributes that hold tensors saved by an autograd forward.
 _SAVED = frozenset({"saved_tensors", "saved_variables", "to_save"})
@@ -83,12 +84,7 @@ class AutogradCtxParameter(Rule):
                 saved[body.node] = _saved_reads(body.node)
             read = saved[body.node].get(param.name.value)
             if read is not None:
-                yield report(
-                    param,
-                    f"parameter '{param.name.value}' is an autograd context: the body reads "
-                    f"{param.name.value}.{read}; a ctx cannot be passed into the graph and its saved tensors are "
-                    "captured, not arguments; register the autograd.Function subclass, or pass the tensors",
-                )
+                yield report(param, ParameterIsCtx(param.name.value, read))
 
 
 def _saved_reads(root: cst.CSTNode) -> dict[str, str]:

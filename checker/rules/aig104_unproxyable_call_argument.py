@@ -13,6 +13,7 @@ from checker.rules.base import Report, Rule, report
 from checker.spec import contract
 from checker.spec import torch_api as api
 from checker.spec.contract import Verdict
+from checker.spec.messages import ArgumentUnproxyable
 
 
 class UnproxyableCallArgument(Rule):
@@ -118,12 +119,7 @@ class UnproxyableCallArgument(Rule):
             for arg in call.args:
                 problem = _problem(facts, arg.value, scope)
                 if problem is not None:
-                    yield report(
-                        arg.value,
-                        f"passes {problem} to registered {target.display}(); Dynamo cannot put it in the graph, "
-                        "so the call graph-breaks (or fails) and the registration is lost; pass tensors and plain "
-                        "values instead",
-                    )
+                    yield report(arg.value, ArgumentUnproxyable(problem, target.display))
 
 
 def _problem(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str | None:

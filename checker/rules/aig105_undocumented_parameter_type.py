@@ -8,7 +8,8 @@ from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
 from checker.rules.base import Report, Rule, report
-from checker.spec.contract import CLAUSE_TEXT, Clause, Verdict
+from checker.spec.contract import Verdict
+from checker.spec.messages import ParameterUndocumented
 
 
 class UndocumentedParameterType(Rule):
@@ -51,8 +52,4 @@ class UndocumentedParameterType(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, param, judgement in judged_parameters(facts, Verdict.WORKS):
-            yield report(
-                param,
-                f"{function}: parameter '{param.name.value}' admits {words.member(judgement)}, which works in torch 2.13 "
-                f"but is not documented: {CLAUSE_TEXT[Clause.INPUTS]}",
-            )
+            yield report(param, ParameterUndocumented(function, param.name.value, words.member(judgement)))

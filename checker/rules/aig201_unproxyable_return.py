@@ -9,7 +9,8 @@ from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
 from checker.rules.base import Report, Rule, report
 from checker.spec import contract
-from checker.spec.contract import CONSEQUENCE_TEXT, Consequence, Verdict
+from checker.spec.contract import Verdict
+from checker.spec.messages import AnnotatedUnproxyableResult, ConstructsUnproxyable, ReturnsUnproxyable
 
 
 class UnproxyableReturn(Rule):
@@ -132,10 +133,8 @@ class UnproxyableReturn(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for body, annotation, judgement in return_annotations(facts):
             if judgement.verdict is Verdict.GRAPH_BREAK:
-                yield report(
-                    annotation,
-                    f"{words.function(body)}: the return annotation admits {words.member(judgement)}; {_CONSEQUENCE}",
-                )
+                message = AnnotatedUnproxyableResult(words.function(body), words.member(judgement))
+                yield report(annotation, message)
         for function, _, value, scope in returned(facts):
             found = facts.values.type_of(value, scope)
             if found is None:
@@ -145,20 +144,8 @@ class UnproxyableReturn(Rule):
             else:
                 verdict = contract.result(found.qualified).verdict
             if verdict is Verdict.GRAPH_BREAK:
-                yield report(value, f"{function}: returns {words.value_type(found)}; {_CONSEQUENCE}")
+                yield report(value, ReturnsUnproxyable(function, words.value_type(found)))
         for target, model in registered_classes(facts):
             if contract.constructed(model.category).verdict is Verdict.GRAPH_BREAK:
-                yield report(
-                    target.node,
-                    f"{words.registration(target.registration)}: registers the class {model.name} "
-                    f"({model.category.value}), so constructing it in compiled code is a graph call that "
-                    f"returns a {model.name} object, which is not Proxy-able; "
-                    f"{CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]}; register a function that builds "
-                    "it from tensors outside the graph, or do not register the class",
-                )
-
-
-_CONSEQUENCE = (
-    f"{CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]}; return tensors (or None, lists and tuples of them) "
-    "and compute the rest outside"
-)
+                registration = words.registration(target.registration)
+                yield report(target.node, ConstructsUnproxyable(registration, model.name, model.category.value))

@@ -12,6 +12,7 @@ from checker.facts.scopes.tree import Scope
 from checker.rules import _wording as words
 from checker.rules._results import returned
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import Function, ReturnsBakedNumber
 
 
 class BakedScalarReturn(Rule):
@@ -114,7 +115,7 @@ class BakedScalarReturn(Rule):
                 yield from self._judge(facts, function, body, value, scope, inside=False)
 
     def _judge(
-        self, facts: ModuleFacts, function: str, body: Body, value: cst.BaseExpression, scope: Scope, inside: bool
+        self, facts: ModuleFacts, function: Function, body: Body, value: cst.BaseExpression, scope: Scope, inside: bool
     ) -> Iterator[Report]:
         found = facts.values.type_of(value, scope)
         if found is None or not found.is_number:
@@ -123,13 +124,7 @@ class BakedScalarReturn(Rule):
             return  # a top-level int graph-breaks instead (AIG201)
         if facts.values.fixed_by_arguments(value, body, scope) or facts.values.data_dependent(value, scope):
             return
-        where = "in its result" if inside else "as its result"
-        yield report(
-            value,
-            f"{function}: returns {words.value_type(found)} {where} that is not fixed by the arguments; Dynamo bakes the "
-            "value from its compile-time call into the graph and returns it on every call, on every backend; "
-            "return a tensor (e.g. torch.tensor(...) or keep the 0-dim tensor) instead",
-        )
+        yield report(value, ReturnsBakedNumber(function, words.value_type(found), inside))
 
 
 def _elements(value: cst.Tuple | cst.List) -> Iterator[cst.BaseExpression]:

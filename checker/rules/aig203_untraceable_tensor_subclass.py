@@ -9,14 +9,10 @@ from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
 from checker.rules.base import Report, Rule, report
 from checker.spec.contract import UserClass
-
-_FAILURE = (
-    "the first compiled call fails on every backend ('Creating a new Tensor subclass ... but the raw Tensor "
-    "object is already associated to a python object of type FakeTensor')"
-)
-_REMEDY = (
-    "implement __tensor_flatten__ and __tensor_unflatten__ (a traceable wrapper subclass), or return a plain "
-    "tensor and wrap it outside the registered function"
+from checker.spec.messages import (
+    AnnotatedUntraceableSubclass,
+    ConstructsUntraceableSubclass,
+    ReturnsUntraceableSubclass,
 )
 
 
@@ -133,24 +129,12 @@ class UntraceableTensorSubclass(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for body, annotation, judgement in return_annotations(facts):
             if judgement.category is UserClass.BARE_SUBCLASS:
-                yield report(
-                    annotation,
-                    f"{words.function(body)}: the return annotation admits {judgement.spelled}, a tensor "
-                    f"subclass without the flatten protocol; {_FAILURE}; {_REMEDY}",
-                )
+                yield report(annotation, AnnotatedUntraceableSubclass(words.function(body), judgement.spelled))
         for function, _, value, scope in returned(facts):
             found = facts.values.type_of(value, scope)
             if found is not None and found.user_class is UserClass.BARE_SUBCLASS:
-                yield report(
-                    value,
-                    f"{function}: returns {words.value_type(found)}, a tensor subclass without the flatten "
-                    f"protocol; {_FAILURE}; {_REMEDY}",
-                )
+                yield report(value, ReturnsUntraceableSubclass(function, words.value_type(found)))
         for target, model in registered_classes(facts):
             if model.category is UserClass.BARE_SUBCLASS:
-                yield report(
-                    target.node,
-                    f"{words.registration(target.registration)}: registers {model.name}, a tensor subclass "
-                    f"without the flatten protocol, so constructing it in compiled code is a graph call: "
-                    f"{_FAILURE}; {_REMEDY}, or do not register the class",
-                )
+                registration = words.registration(target.registration)
+                yield report(target.node, ConstructsUntraceableSubclass(registration, model.name))

@@ -9,9 +9,8 @@ from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
-from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.spec.messages import DefaultIsTensor, Message, ReadsCapturedTensor
 
-_CLAUSE = f"the contract says {CLAUSE_TEXT[Clause.CAPTURES]}"
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
 
 
@@ -159,21 +158,11 @@ class CapturedTensor(Rule):
             kind = capture.inferred.kind
             if not kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundered):
                 continue
-            what = _WHAT[kind]
+            what, function, chain = _WHAT[kind], words.function(capture.function), words.chain(capture)
+            message: Message
             if capture.source.holder is Holder.DEFAULT:
-                yield report(
-                    capture.node,
-                    *words.lead(capture),
-                    f"the {words.captured(capture)} is a {what} evaluated once, when the def runs, "
-                    f"so the function uses a tensor that is not passed in; pass it explicitly at every call",
-                )
-                continue
-            where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
-            yield report(
-                capture.node,
-                *words.lead(capture),
-                f"reads {what} '{capture.name}' from {words.source(capture)}",
-                *where,
-                f"; {_CLAUSE} ({CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}); "
-                f"pass '{capture.name}' as an argument",
-            )
+                message = DefaultIsTensor(function, capture.name, what, chain)
+            else:
+                source = words.source(capture)
+                message = ReadsCapturedTensor(function, what, capture.name, source, capture.binding, chain)
+            yield report(capture.node, message)

@@ -11,7 +11,8 @@ from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
-from checker.spec.contract import CONSEQUENCE_TEXT, Consequence
+from checker.spec.links import Place
+from checker.spec.messages import DefaultIsMutable, Message, ReadsChangingState
 
 _MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
 _WHAT = {**_MUTABLE, Kind.OBJECT: "object"}
@@ -181,36 +182,27 @@ class CapturedMutableState(Rule):
             reason = _reason(capture)
             if reason is None:
                 continue
-            freeze = f"; {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]}; "
+            function, chain = words.function(capture.function), words.chain(capture)
+            message: Message
             if capture.source.holder is Holder.DEFAULT:
-                yield report(
-                    capture.node,
-                    *words.lead(capture),
-                    f"reads the {words.captured(capture)}",
-                    *reason,
-                    f"{freeze}default to None and build the container inside the function, or pass it as an argument",
+                message = DefaultIsMutable(function, capture.name, _MUTABLE[kind], chain)
+            else:
+                changes, changed = reason
+                what, source = _WHAT.get(kind, ""), words.source(capture)
+                message = ReadsChangingState(
+                    function, what, capture.name, source, changes, changed, capture.binding, chain
                 )
-                continue
-            what = f"{_WHAT[kind]} " if kind in _WHAT else ""
-            where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
-            yield report(
-                capture.node,
-                *words.lead(capture),
-                f"reads {what}'{capture.name}' from {words.source(capture)}",
-                *where,
-                *reason,
-                f"{freeze}pass '{capture.name}' as an argument",
-            )
+            yield report(capture.node, message)
 
 
-def _reason(capture: Capture) -> tuple[str | cst.CSTNode, ...] | None:
-    """Why the captured value can change after compilation, as the evidence shows; None
-    when nothing shows it can (a container that nothing changes is a constant)."""
+def _reason(capture: Capture) -> tuple[str, cst.CSTNode | Place | None] | None:
+    """Why the captured value can change after compilation, as the evidence shows, and
+    where; None when nothing shows it can (a container that nothing changes is a constant)."""
     kind = capture.inferred.kind
     if capture.source.holder is Holder.DEFAULT:
-        return (f", a {_MUTABLE[kind]} shared by every call",)
+        return "shared by every call", None
     if capture.change is not None:
         return words.change(capture)
     if kind is Kind.NDARRAY:
-        return (", which can be changed in place",)
+        return "which can be changed in place", None
     return None

@@ -9,7 +9,7 @@ from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
-from checker.spec.contract import CONSEQUENCE_TEXT, Consequence
+from checker.spec.messages import LaundersCapturedTensor
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
 #: Conversions that need the tensor's data, which a FakeTensor does not have: compiling
@@ -91,17 +91,13 @@ class LaunderedCapture(Rule):
         for capture in facts.captures():
             if capture.inferred.kind is not Kind.TENSOR or capture.laundered is None:
                 continue
-            effect = (
-                CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]
-                if _loud(capture.laundered)
-                else "aot_eager and inductor bake the compile-time value into the graph and silently ignore later changes"
+            message = LaundersCapturedTensor(
+                words.function(capture.function),
+                words.laundered(capture.laundered),
+                capture.name,
+                words.source(capture),
+                _loud(capture.laundered),
+                capture.binding,
+                words.chain(capture),
             )
-            where = (" (line ", capture.binding, ")") if capture.binding is not None else ()
-            yield report(
-                capture.node,
-                *words.lead(capture),
-                f"uses {words.laundered(capture.laundered)} of captured tensor '{capture.name}' "
-                f"from {words.source(capture)}",
-                *where,
-                f"; {effect}; pass '{capture.name}' (or the value) as an argument",
-            )
+            yield report(capture.node, message)

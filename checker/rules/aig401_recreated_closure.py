@@ -8,6 +8,7 @@ import libcst as cst
 
 from checker.facts.module import ModuleFacts
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import ClosureRecreated
 
 
 class RecreatedClosure(Rule):
@@ -101,14 +102,7 @@ class RecreatedClosure(Rule):
                 continue
             creator = target.bodies[0].scope.parent.enclosing_function()  # type: ignore[union-attr]
             definition = target.definition
-            what = "lambda" if isinstance(definition, cst.Lambda) else f"nested def '{definition.name.value}'"  # type: ignore[union-attr]
-            if isinstance(target.node, cst.Call):
-                what += f" returned by {target.display}"
-            listed = ", ".join(f"'{name}'" for name in names)
-            pass_as = "as an argument" if len(names) == 1 else "as arguments"
-            yield report(
-                target.node,
-                f"{what} is created anew by every call of {creator.name}() and closes over {listed}; "  # type: ignore[union-attr]
-                "Dynamo guards on __code__, so another closure from the same code silently reuses "
-                f"the values of the first one compiled; define it at module level and pass {listed} {pass_as}",
-            )
+            closure = "lambda" if isinstance(definition, cst.Lambda) else f"nested def '{definition.name.value}'"  # type: ignore[union-attr]
+            returned_by = target.display if isinstance(target.node, cst.Call) else ""
+            message = ClosureRecreated(closure, creator.name, tuple(names), returned_by)  # type: ignore[union-attr]
+            yield report(target.node, message)

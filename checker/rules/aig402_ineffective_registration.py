@@ -10,65 +10,37 @@ from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import MethodUse, Target, TargetKind
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import Ignored, RegistrationIgnored
+
+#: What torch does not honour, by the kind of target (a bound method by its use, apart).
+_IGNORED = {
+    TargetKind.METHOD: Ignored.METHOD,
+    TargetKind.CLASSMETHOD: Ignored.CLASSMETHOD,
+    TargetKind.PROPERTY: Ignored.PROPERTY,
+    TargetKind.PARTIAL: Ignored.PARTIAL,
+    TargetKind.MODULE_INSTANCE: Ignored.MODULE_INSTANCE,
+    TargetKind.MODULE_CLASS: Ignored.MODULE_CLASS,
+    TargetKind.UNHASHABLE_INSTANCE: Ignored.UNHASHABLE_INSTANCE,
+}
+_BOUND_METHOD = {MethodUse.DISCARDED: Ignored.DISCARDED_BOUND_METHOD, MethodUse.BYPASSED: Ignored.BYPASSED_BOUND_METHOD}
 
 
-def _why(target: Target) -> str | tuple[str | cst.CSTNode, ...] | None:
-    """Why torch will not honour this registration (message parts), or None when it will."""
-    kind = target.kind
-    if kind is TargetKind.BOUND_METHOD and target.method_use is MethodUse.DISCARDED:
-        return (
-            f"registers the bound method {target.display}, a new object each time it is looked up; "
-            f"calls of {target.display}(...) are traced as usual. Keep the registered object "
-            f"(self._fn = allow_in_graph(...)) and call through it, or register a module-level function"
-        )
-    if kind is TargetKind.BOUND_METHOD and target.method_use is MethodUse.BYPASSED:
-        return (
-            f"keeps the registered bound method {target.display}, but the class also calls {target.display}(...) "
-            "(line ",
-            target.related,  # type: ignore[return-value]
-            "), which looks the method up afresh and is traced as usual; call the kept object instead, or assign "
-            "it back to the method's own name (self.meth = allow_in_graph(self.meth))",
-        )
-    if kind is TargetKind.METHOD:
-        return (
-            f"registers {target.display}, a method called through instances or its class; each lookup makes a "
-            "new bound method, so the body is traced as usual. Register a module-level function "
-            "(or a @staticmethod with allow_in_graph applied beneath it) instead"
-        )
-    if kind is TargetKind.CLASSMETHOD:
-        return (
-            f"registers the classmethod {target.display}; each lookup makes a new bound method, so the body is "
-            "traced as usual. Register a module-level function instead"
-        )
-    if kind is TargetKind.PROPERTY:
-        return (
-            f"registers the getter of property {target.display}; Dynamo cannot pass 'self' to it and gives up on "
-            "the whole calling frame (WON'T CONVERT), which then runs uncompiled without a warning. Register a "
-            "module-level function that takes the tensors it needs"
-        )
-    if kind is TargetKind.PARTIAL:
-        return (
-            f"registers a functools.partial ({target.display}); Dynamo inlines partials, so the registration is "
-            "ignored. Register the underlying function and pass the bound arguments explicitly"
-        )
-    if kind is TargetKind.MODULE_INSTANCE:
-        instance = target.value
-        assert instance is not None  # both makers of a module instance's target give what inference says
-        return (
-            f"registers {target.display}, an nn.Module instance ({words.inferred(instance)}); Dynamo traces modules as usual, "
-            "so the registration is ignored. Register a function that takes the tensors it needs as arguments"
-        )
-    if kind is TargetKind.MODULE_CLASS:
-        return (
-            f"registers the nn.Module subclass {target.display}; only constructing it is affected, and its "
-            "forward is traced as usual. Register the function its forward calls instead"
-        )
-    if kind is TargetKind.UNHASHABLE_INSTANCE:
-        return (
-            f"registers {target.display}, an instance of {target.instance_of}, which is unhashable (__eq__ without __hash__, or a "
-            "non-frozen dataclass); Dynamo's lookup skips unhashable callables, so the registration is ignored"
-        )
-    return None
+def _why(target: Target) -> RegistrationIgnored[cst.CSTNode] | None:
+    """Why torch will not honour this registration, or None when it will."""
+    if target.kind is TargetKind.BOUND_METHOD:
+        ignored = _BOUND_METHOD.get(target.method_use) if target.method_use is not None else None
+    else:
+        ignored = _IGNORED.get(target.kind)
+    if ignored is None:
+        return None
+    detail = ""
+    if ignored is Ignored.MODULE_INSTANCE:
+        assert target.value is not None  # both makers of a module instance's target give what inference says
+        detail = words.inferred(target.value)
+    elif ignored is Ignored.UNHASHABLE_INSTANCE:
+        detail = target.instance_of
+    bypass = target.related if ignored is Ignored.BYPASSED_BOUND_METHOD else None
+    return RegistrationIgnored(words.registration(target.registration), target.display, ignored, detail, bypass)
 
 
 class IneffectiveRegistration(Rule):
@@ -205,8 +177,6 @@ class IneffectiveRegistration(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for target in facts.targets:
-            why = _why(target)
-            if why is None:
-                continue
-            parts = (why,) if isinstance(why, str) else why
-            yield report(target.node, f"{words.registration(target.registration)}: ", *parts)
+            message = _why(target)
+            if message is not None:
+                yield report(target.node, message)

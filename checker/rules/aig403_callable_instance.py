@@ -8,6 +8,7 @@ from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import TargetKind
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import RegistersCallableInstance
 
 
 class CallableInstance(Rule):
@@ -94,10 +95,6 @@ class CallableInstance(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for target in facts.targets:
             if target.kind is TargetKind.CALLABLE_INSTANCE:
-                yield report(
-                    target.node,
-                    f"{words.registration(target.registration)}: registers {target.display}, an instance of "
-                    f"{target.instance_of} with __call__; "
-                    "the first compiled call fails with InternalTorchDynamoError (no attribute '__name__'); "
-                    "register a plain function and pass the instance's state as arguments",
-                )
+                registration = words.registration(target.registration)
+                message = RegistersCallableInstance(registration, target.display, target.instance_of)
+                yield report(target.node, message)

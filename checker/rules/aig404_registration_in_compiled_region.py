@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import RegistersInCompiledRegion
 
 
 class RegistrationInCompiledRegion(Rule):
@@ -101,10 +102,5 @@ class RegistrationInCompiledRegion(Rule):
                 continue
             function = registration.scope.enclosing_function()
             name = function.name if function is not None else "the compiled function"
-            yield report(
-                registration.site,
-                f"{words.registration(registration)} runs inside {name}(), which is compiled (line ",
-                compiler,
-                "); Dynamo graph-breaks with 'Dynamically annotating functions inside a compiled region is not "
-                "supported'; register once at import time, outside compiled code",
-            )
+            message = RegistersInCompiledRegion(words.registration(registration), name, compiler)
+            yield report(registration.site, message)

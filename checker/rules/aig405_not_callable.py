@@ -8,6 +8,7 @@ from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import Target, TargetKind, Uncallable
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import RegistersNotCallable
 
 
 class NotCallable(Rule):
@@ -84,20 +85,11 @@ class NotCallable(Rule):
         for target in facts.targets:
             if target.kind is TargetKind.NOT_CALLABLE:
                 staticmethod = target.not_callable is Uncallable.STATICMETHOD_OBJECT
-                yield report(
-                    target.node,
-                    f"{words.registration(target.registration)}: registers {target.display}, {_what(target)}; "
-                    f"allow_in_graph raises '{_STATICMETHOD_ERROR if staticmethod else _ERROR}' when this runs; ",
-                    "put @staticmethod above @allow_in_graph"
-                    if staticmethod
-                    else "register a module-level function instead",
-                )
+                registration = words.registration(target.registration)
+                message = RegistersNotCallable(registration, target.display, _what(target), staticmethod)
+                yield report(target.node, message)
 
 
-#: What allow_in_graph raises for a non-callable (an assert in torch/_dynamo/decorators.py),
-#: and for a staticmethod object, which cannot be weakly referenced (evidence D1).
-_ERROR = "AssertionError: allow_in_graph expects a callable"
-_STATICMETHOD_ERROR = "TypeError: cannot create weak reference to 'staticmethod' object"
 _DECORATOR_OBJECTS = {
     Uncallable.CLASSMETHOD_OBJECT: "a classmethod object, which is not callable",
     Uncallable.PROPERTY_OBJECT: "a property object, which is not callable",

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-import libcst as cst
-
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form
 from checker.rules import _wording as words
 from checker.rules.base import Report, Rule, report
+from checker.spec.messages import MarkersConflict
 
 
 class ConflictingMarkers(Rule):
@@ -108,11 +107,6 @@ class ConflictingMarkers(Rule):
             if target.registration.form is Form.ELSEWHERE:
                 continue  # reported at the registration, by the module that registers it
             for marker, where in facts.markers_on(target):
-                cited = ("line ", where) if isinstance(where, cst.CSTNode) else (words.place(where),)
-                yield report(
-                    target.registration.site,
-                    f"{words.registration(target.registration)}: {target.display} is also marked {marker.value} (",
-                    *cited,
-                    "); the markers ask Dynamo for different treatments and which one wins depends on their order "
-                    "and torch internals; keep only the one you mean",
-                )
+                registration = words.registration(target.registration)
+                message = MarkersConflict(registration, target.display, marker.value, where)
+                yield report(target.registration.site, message)

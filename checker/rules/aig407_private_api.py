@@ -11,6 +11,7 @@ from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form
 from checker.facts.scopes.tree import BindingKind, Scope
 from checker.rules.base import Fix, Report, Rule, report
+from checker.spec.messages import UsesPrivateApi
 
 _PRIVATE = frozenset({"torch._dynamo.allow_in_graph", "torch._dynamo.decorators.allow_in_graph"})
 _PUBLIC_MODULE = "torch.compiler"
@@ -87,13 +88,7 @@ class PrivateApi(Rule):
         for node, fix in self._spellings(facts):
             if node not in reported:
                 reported.add(node)
-                how = "; --fix rewrites it" if fix is not None else ""
-                yield report(
-                    node,
-                    f"uses the private torch._dynamo.allow_in_graph; the public torch.compiler.allow_in_graph is "
-                    f"the same function{how}",
-                    fix=fix,
-                )
+                yield report(node, UsesPrivateApi(fixable=fix is not None), fix=fix)
 
     def _spellings(self, facts: ModuleFacts) -> Iterator[tuple[cst.CSTNode, Fix | None]]:
         for registration in facts.registrations:

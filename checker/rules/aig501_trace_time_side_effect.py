@@ -9,6 +9,7 @@ from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
+from checker.spec import messages
 
 
 class TraceTimeSideEffect(Rule):
@@ -111,9 +112,4 @@ class TraceTimeSideEffect(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, event in events_of(facts, EventKind.SIDE_EFFECT):
-            yield report(
-                event.node,
-                f"{function}: {words.event(event)} inside a registered function; it runs once at compile time plus once "
-                "per call under eager, but three times at compile time and never again under aot_eager and "
-                "inductor; move it outside the registered function",
-            )
+            yield report(event.node, messages.TraceTimeSideEffect(function, words.event(event)))

@@ -9,6 +9,7 @@ from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
+from checker.spec import messages
 
 
 class DataDependentPython(Rule):
@@ -85,9 +86,4 @@ class DataDependentPython(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, event in events_of(facts, EventKind.DATA_DEPENDENT):
-            yield report(
-                event.node,
-                f"{function}: {words.event(event)}; Dynamo cannot decide it on fake tensors, so it graph-breaks and traces "
-                "the body (losing the registration) or fails under fullgraph=True; use tensor ops such as "
-                "torch.where, or decide outside the registered function",
-            )
+            yield report(event.node, messages.DecidesOnData(function, words.event(event)))

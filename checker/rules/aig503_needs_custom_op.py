@@ -9,6 +9,7 @@ from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
 from checker.rules.base import Report, Rule, report
+from checker.spec import messages
 
 
 class NeedsCustomOp(Rule):
@@ -73,9 +74,4 @@ class NeedsCustomOp(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, event in events_of(facts, EventKind.HOST_ACCESS):
-            yield report(
-                event.node,
-                f"{function}: {words.event(event)}; AOTAutograd and Inductor trace the body with FakeTensors, which have "
-                "no data, so compiling fails; wrap the host-side code in a torch.library.custom_op with a fake "
-                "implementation",
-            )
+            yield report(event.node, messages.ReadsHostMemory(function, words.event(event)))

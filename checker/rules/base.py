@@ -11,13 +11,14 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import libcst as cst
 
 from checker.spec.catalog import BY_CODE
 from checker.spec.findings import Severity
+from checker.spec.messages import Message
 
 if TYPE_CHECKING:
     from checker.facts.module import ModuleFacts
@@ -33,27 +34,55 @@ class Fix:
 
 @dataclass(frozen=True)
 class Report:
-    """A rule's raw finding: the node it points at and a self-contained message.
+    """A rule's raw finding: the node it points at and its message.
 
-    The message is a sequence of parts; a node part is rendered as its line number,
-    so rules can cite "(line 3)" without computing positions themselves.
+    The message may cite syntax nodes where it cites lines (``bound=capture.binding``):
+    the engine locates them with the reported nodes, in one pass, and :meth:`render`
+    numbers them before the message is worded.
     """
 
     node: cst.CSTNode
-    parts: tuple[str | cst.CSTNode, ...]
+    message: Message
     fix: Fix | None = None
 
     @property
     def cited(self) -> list[cst.CSTNode]:
-        return [part for part in self.parts if isinstance(part, cst.CSTNode)]
+        return list(_cited(self.message))
+
+    def numbered(self, line_of: Callable[[cst.CSTNode], int]) -> Message:
+        """The message with each cited node replaced by its line."""
+        return cast(Message, _numbered(self.message, line_of))
 
     def render(self, line_of: Callable[[cst.CSTNode], int]) -> str:
-        return "".join(part if isinstance(part, str) else str(line_of(part)) for part in self.parts)
+        return self.numbered(line_of).text()
 
 
-def report(node: cst.CSTNode, *parts: str | cst.CSTNode, fix: Fix | None = None) -> Report:
-    """``report(node, "reads 'W' (line ", binding, ")")``."""
-    return Report(node, parts, fix)
+def report(node: cst.CSTNode, message: Message, fix: Fix | None = None) -> Report:
+    """``report(capture.node, ReadsCapturedTensor(..., bound=capture.binding))``."""
+    return Report(node, message, fix)
+
+
+def _cited(value: object) -> Iterator[cst.CSTNode]:
+    """The syntax nodes a message holds for lines, in its fields and their fields."""
+    if isinstance(value, cst.CSTNode):
+        yield value
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _cited(item)
+    elif is_dataclass(value) and not isinstance(value, type):
+        for each in fields(value):
+            yield from _cited(getattr(value, each.name))
+
+
+def _numbered(value: object, line_of: Callable[[cst.CSTNode], int]) -> object:
+    if isinstance(value, cst.CSTNode):
+        return line_of(value)
+    if isinstance(value, tuple):
+        return tuple(_numbered(item, line_of) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {each.name: _numbered(getattr(value, each.name), line_of) for each in fields(value)}
+        return replace(value, **changes)
+    return value
 
 
 class Rule:

@@ -1,0 +1,103 @@
+"""Message types: per code, the fields a finding's sentence needs and the one ``text()``
+that words it, for the checker's rules and the runtime guard alike.
+
+A rule turns its facts into these fields (``checker/rules/_wording.py`` words enums and
+places) and never joins a sentence itself; the runtime guard builds the same types for
+the same mistakes. Standard library only, like the code table next door
+(:mod:`checker.spec.catalog`), so that the runtime guard can import it without libcst.
+
+A message that cites a line of the file it is about holds that line as ``L``: its number
+once rendered. A rule sees syntax before positions are known, so it holds the node, and
+the engine numbers every cited node in one pass before calling ``text()``
+(``checker/rules/base.py``). A line of another file is a :class:`~checker.spec.links.Place`.
+"""
+
+from __future__ import annotations
+
+from checker.spec.messages.base import (
+    MESSAGES,
+    Call,
+    Function,
+    Message,
+    bound,
+    cite,
+    lead,
+    place,
+)
+from checker.spec.messages.bodies import (
+    DecidesOnData,
+    NotAnalysed,
+    ReadsHostMemory,
+    TraceTimeSideEffect,
+)
+from checker.spec.messages.captures import (
+    DefaultIsMutable,
+    DefaultIsTensor,
+    LaundersCapturedTensor,
+    ReadsCapturedTensor,
+    ReadsChangingState,
+)
+from checker.spec.messages.registrations import (
+    ClosureRecreated,
+    Ignored,
+    MarkersConflict,
+    RegistersCallableInstance,
+    RegistersInCompiledRegion,
+    RegistersNotCallable,
+    RegistrationIgnored,
+    UsesPrivateApi,
+)
+from checker.spec.messages.values import (
+    AnnotatedUnproxyableResult,
+    AnnotatedUntraceableSubclass,
+    ArgumentUnproxyable,
+    ConstructsUnproxyable,
+    ConstructsUntraceableSubclass,
+    ParameterHardError,
+    ParameterIsCtx,
+    ParameterUndocumented,
+    ParameterUnproxyable,
+    ReturnsBakedNumber,
+    ReturnsUnproxyable,
+    ReturnsUntraceableSubclass,
+)
+
+__all__ = [
+    "AnnotatedUnproxyableResult",
+    "AnnotatedUntraceableSubclass",
+    "ArgumentUnproxyable",
+    "Call",
+    "ClosureRecreated",
+    "ConstructsUnproxyable",
+    "ConstructsUntraceableSubclass",
+    "DecidesOnData",
+    "DefaultIsMutable",
+    "DefaultIsTensor",
+    "Function",
+    "Ignored",
+    "LaundersCapturedTensor",
+    "MESSAGES",
+    "MarkersConflict",
+    "Message",
+    "NotAnalysed",
+    "ParameterHardError",
+    "ParameterIsCtx",
+    "ParameterUndocumented",
+    "ParameterUnproxyable",
+    "ReadsCapturedTensor",
+    "ReadsChangingState",
+    "ReadsHostMemory",
+    "RegistersCallableInstance",
+    "RegistersInCompiledRegion",
+    "RegistersNotCallable",
+    "RegistrationIgnored",
+    "ReturnsBakedNumber",
+    "ReturnsUnproxyable",
+    "ReturnsUntraceableSubclass",
+    "TraceTimeSideEffect",
+    "UsesPrivateApi",
+    "bound",
+    "cite",
+    "lead",
+    "place",
+]

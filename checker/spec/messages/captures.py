@@ -1,0 +1,122 @@
+"""Messages about what a registered function reads besides its arguments (AIG301-AIG303)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic
+
+from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.spec.links import Place
+from checker.spec.messages.base import Call, Function, L, Message, bound, lead
+
+_CAPTURES = f"the contract says {CLAUSE_TEXT[Clause.CAPTURES]}"
+
+
+@dataclass(frozen=True)
+class ReadsCapturedTensor(Message, Generic[L]):
+    """AIG301: reads ``what`` (``tensor``, ``module``...) ``name`` from ``source`` (``the
+    module scope``), bound at ``bound``; the runtime guard adds the value it ``saw``."""
+
+    code = "AIG301"
+    function: Function | None
+    what: str
+    name: str
+    source: str
+    bound: L | None = None
+    chain: tuple[Call[L], ...] = ()
+    saw: str = ""
+
+    def text(self) -> str:
+        saw = f" ({self.saw})" if self.saw else ""
+        return (
+            f"{lead(self.function, self.chain)}reads {self.what} '{self.name}' from {self.source}{bound(self.bound)}"
+            f"{saw}; {_CAPTURES} ({CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}); "
+            f"pass '{self.name}' as an argument"
+        )
+
+
+@dataclass(frozen=True)
+class DefaultIsTensor(Message, Generic[L]):
+    """AIG301: the default of ``parameter`` is a ``what``, evaluated once when the def runs."""
+
+    code = "AIG301"
+    function: Function
+    parameter: str
+    what: str
+    chain: tuple[Call[L], ...] = ()
+
+    def text(self) -> str:
+        return (
+            f"{lead(self.function, self.chain)}the default of '{self.parameter}' is a {self.what} evaluated once, "
+            "when the def runs, so the function uses a tensor that is not passed in; pass it explicitly at every call"
+        )
+
+
+_FROZEN = CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]
+
+
+@dataclass(frozen=True)
+class ReadsChangingState(Message, Generic[L]):
+    """AIG302: reads ``name`` from ``source``, which can change after compilation:
+    ``changes`` says how (``and it is reassigned in a loop``), ``changed`` where."""
+
+    code = "AIG302"
+    function: Function | None
+    what: str
+    name: str
+    source: str
+    changes: str
+    changed: L | Place | None = None
+    bound: L | None = None
+    chain: tuple[Call[L], ...] = ()
+
+    def text(self) -> str:
+        what = f"{self.what} " if self.what else ""
+        return (
+            f"{lead(self.function, self.chain)}reads {what}'{self.name}' from {self.source}{bound(self.bound)}, "
+            f"{self.changes}{bound(self.changed)}; {_FROZEN}; pass '{self.name}' as an argument"
+        )
+
+
+@dataclass(frozen=True)
+class DefaultIsMutable(Message, Generic[L]):
+    """AIG302: the default of ``parameter`` is a ``what`` shared by every call."""
+
+    code = "AIG302"
+    function: Function
+    parameter: str
+    what: str
+    chain: tuple[Call[L], ...] = ()
+
+    def text(self) -> str:
+        return (
+            f"{lead(self.function, self.chain)}reads the default of '{self.parameter}', a {self.what} shared by "
+            f"every call; {_FROZEN}; default to None and build the container inside the function, or pass it as "
+            "an argument"
+        )
+
+
+@dataclass(frozen=True)
+class LaundersCapturedTensor(Message, Generic[L]):
+    """AIG303: turns captured tensor ``name`` into Python data with ``how`` (``.tolist()``);
+    ``loud``: compiling fails (``.item()``), rather than baking the value."""
+
+    code = "AIG303"
+    function: Function
+    how: str
+    name: str
+    source: str
+    loud: bool
+    bound: L | None = None
+    chain: tuple[Call[L], ...] = ()
+
+    def text(self) -> str:
+        effect = (
+            CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]
+            if self.loud
+            else "aot_eager and inductor bake the compile-time value into the graph and silently ignore later changes"
+        )
+        return (
+            f"{lead(self.function, self.chain)}uses {self.how} of captured tensor '{self.name}' from "
+            f"{self.source}{bound(self.bound)}; {effect}; pass '{self.name}' (or the value) as an argument"
+        )
