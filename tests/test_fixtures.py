@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from checker.command import cli
-from checker.passes.engine import decode_source
 from checker.rules import ALL_RULES
 from checker.spec.markers import expected
 
@@ -56,7 +55,10 @@ def _expected(source: str) -> Counter[tuple[int, str]]:
 
 
 def _source(path: Path) -> str:
-    return decode_source(path.read_bytes())
+    """The file's text as the interpreter decodes it: BOM, then a PEP 263 cookie, else UTF-8."""
+    data = path.read_bytes()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 A test writes its modules with :func:`write`, marks each line where a finding is
 expected with ``# AIGnnn`` as the rule examples do (``return x * W  # AIG301``),
-runs the checker with :func:`check` (one file, ``checker.passes.engine.check_path``) or
+runs the checker with :func:`check` (one file, ``checker.api.check_file``) or
 :func:`run` (the command line, JSON output), and compares with :func:`assert_marked`.
 The markers are read by ``checker.spec.markers``, as for the rule examples and fixtures.
 """
@@ -18,9 +18,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from checker.api import check_file
 from checker.command import cli
-from checker.index.project import Project
-from checker.passes.engine import check_path
 from checker.rules import ALL_RULES, Rule
 from checker.spec.findings import Finding, Severity
 from checker.spec.markers import expected
@@ -100,11 +99,11 @@ def assert_marked(root: Path, findings: Iterable[Finding], *paths: str, without:
     assert not missing and not unexpected, "\n".join(report)
 
 
-def check(root: Path, path: str, rules: Sequence[Rule] = RULES, index: Project | None = None) -> list[Finding]:
-    """Check ``root/path`` alone (``check_path``, with its own project index unless one is
-    given), assert it gives exactly its markers, return the findings."""
+def check(root: Path, path: str, rules: Sequence[Rule] = RULES) -> list[Finding]:
+    """Check ``root/path`` alone (``check_file``, with its own project index), assert it
+    gives exactly its markers, return the findings."""
     __tracebackhide__ = True
-    report = check_path(root / path, rules, index=index)
+    report = check_file(root / path, rules=rules)
     assert report.internal_error is None, report.internal_error
     assert_marked(root, report.findings, path)
     return list(report.findings)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_reporters import finding
 
+from checker.api import check_source
 from checker.command.baseline import Baseline, BaselineError, load_baseline, write_baseline
-from checker.passes.engine import check_source
 from checker.rules import ALL_RULES
 from checker.spec.findings import Finding
 
@@ -29,7 +29,7 @@ def affine(x):
 
 
 def check(source: str, path: str = "legacy.py") -> list[Finding]:
-    report = check_source(source.encode(), path, RULES)
+    report = check_source(source.encode(), path, rules=RULES)
     assert report.internal_error is None, report.internal_error
     return list(report.findings)
 

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from projects import RULES, assert_marked, check, run, write
 
-from checker.facts.captures.capture import HELPER_DEPTH
 from checker.passes.engine import analyse_path
+
+#: How many helper calls deep captures are followed, as README.md states it ("3 calls deep").
+HELPER_DEPTH = 3
 
 HELPERS = """\
 import torch

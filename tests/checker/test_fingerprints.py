@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checker.passes.engine import check_source
+from checker.api import check_source
 from checker.rules import ALL_RULES
 
 RULES = [rule() for rule in ALL_RULES]
@@ -19,7 +19,7 @@ def f(x):
 
 
 def fingerprints(source: str) -> list[str]:
-    return [finding.fingerprint for finding in check_source(source.encode(), "m.py", RULES).findings]
+    return [finding.fingerprint for finding in check_source(source.encode(), "m.py", rules=RULES).findings]
 
 
 def test_line_shifts_keep_fingerprints() -> None:
@@ -38,24 +38,24 @@ def test_editing_the_offending_line_changes_the_fingerprint() -> None:
 
 
 def test_the_path_is_part_of_the_fingerprint() -> None:
-    other = [f.fingerprint for f in check_source(SOURCE.encode(), "n.py", RULES).findings]
+    other = [f.fingerprint for f in check_source(SOURCE.encode(), "n.py", rules=RULES).findings]
     assert set(other).isdisjoint(fingerprints(SOURCE))
 
 
 def test_fingerprints_do_not_depend_on_where_the_run_starts(tmp_path, monkeypatch) -> None:
-    from checker.passes.engine import check_path
+    from checker.api import check_file
 
     project = tmp_path / "project"
     (project / "pkg").mkdir(parents=True)
     (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     (project / "pkg" / "m.py").write_text(SOURCE)
-    absolute = [f.fingerprint for f in check_path(project / "pkg" / "m.py", RULES).findings]
+    absolute = [f.fingerprint for f in check_file(project / "pkg" / "m.py", rules=RULES).findings]
     monkeypatch.chdir(project / "pkg")
-    relative = [f.fingerprint for f in check_path(Path("m.py"), RULES, display_path="m.py").findings]
+    relative = [f.fingerprint for f in check_file(Path("m.py"), rules=RULES, display_path="m.py").findings]
     assert absolute == relative and len(absolute) == 2
 
 
 def test_unparsable_files_are_told_apart_by_their_error(tmp_path) -> None:
-    first = check_source(b"# allow_in_graph\nx = (\n", "m.py", RULES).findings
-    second = check_source(b"# allow_in_graph\nx = 1 +\n", "m.py", RULES).findings
+    first = check_source(b"# allow_in_graph\nx = (\n", "m.py", rules=RULES).findings
+    second = check_source(b"# allow_in_graph\nx = 1 +\n", "m.py", rules=RULES).findings
     assert first[0].fingerprint != second[0].fingerprint

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
-from checker.passes.engine import check_source
+from checker.api import check_source
 from checker.rules import ALL_RULES
 
 RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
 
 
 def fix(source: str) -> tuple[str | None, list[str]]:
-    report = check_source(textwrap.dedent(source).encode(), "m.py", RULES, fix=True)
+    report = check_source(textwrap.dedent(source).encode(), "m.py", rules=RULES, fix=True)
     return report.fixed_source, [finding.code for finding in report.findings]
 
 
@@ -66,7 +66,7 @@ def test_unsafe_spellings_are_reported_not_rewritten() -> None:
 
 
 def test_without_fix_nothing_is_rewritten() -> None:
-    report = check_source(b"import torch\ntorch._dynamo.allow_in_graph(len)\n", "m.py", RULES)
+    report = check_source(b"import torch\ntorch._dynamo.allow_in_graph(len)\n", "m.py", rules=RULES)
     assert report.fixed_source is None
     assert [finding.code for finding in report.findings] == ["AIG407"]
 
@@ -78,11 +78,11 @@ def test_noqa_wins_over_fix() -> None:
 
 def test_fixed_source_keeps_the_file_encoding() -> None:
     latin = "# -*- coding: latin-1 -*-\n# café\nimport torch\ntorch._dynamo.allow_in_graph(len)\n".encode("latin-1")
-    report = check_source(latin, "m.py", RULES, fix=True)
+    report = check_source(latin, "m.py", rules=RULES, fix=True)
     assert report.encoding == "iso-8859-1"
     assert report.fixed_source is not None
     assert report.fixed_source.encode(report.encoding).startswith(latin[:36])
     bom = b"\xef\xbb\xbfimport torch\ntorch._dynamo.allow_in_graph(len)\n"
-    report = check_source(bom, "m.py", RULES, fix=True)
+    report = check_source(bom, "m.py", rules=RULES, fix=True)
     assert report.fixed_source is not None
     assert report.fixed_source.encode(report.encoding).startswith(b"\xef\xbb\xbfimport torch\ntorch.compiler.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.passes.engine import check_source
+from checker.api import check_source
 from checker.reading.mentions import class_only_names, lines_spelling, may_register, nodes_on_lines, non_registrar_names
 from checker.reading.source import API_ONLY, Prefilter
 from checker.rules import ALL_RULES
@@ -114,14 +114,14 @@ def test_lines_are_counted_as_cpython_counts_them() -> None:
 
 def test_a_file_that_only_talks_about_the_api_is_not_analysed() -> None:
     source = b"import torch\n# allow_in_graph would bake SCALE\nSCALE = 2.0\n\ndef f(x):\n    return x * SCALE\n"
-    report = check_source(source, "talks.py", [rule() for rule in ALL_RULES])
+    report = check_source(source, "talks.py", rules=[rule() for rule in ALL_RULES])
     assert not report.parsed
     assert report.findings == ()
 
 
 def test_reporting_unused_suppressions_still_analyses_such_a_file() -> None:
     source = b"x = 1  # allow_in_graph  # aigcheck: noqa: AIG301\n"
-    report = check_source(source, "talks.py", [rule() for rule in ALL_RULES], unused_noqa=True)
+    report = check_source(source, "talks.py", rules=[rule() for rule in ALL_RULES], unused_noqa=True)
     assert report.parsed
     assert [unused.codes for unused in report.unused_noqa] == [("AIG301",)]
 
@@ -129,7 +129,7 @@ def test_reporting_unused_suppressions_still_analyses_such_a_file() -> None:
 def test_files_newer_than_this_interpreter_are_analysed_by_libcst_alone() -> None:
     # CPython 3.11 cannot parse a PEP 695 alias, so there is no tree to skip by: libcst decides.
     source = b"import torch\ntype Alias = int\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x.tolist()\n"
-    report = check_source(source, "new.py", [rule() for rule in ALL_RULES])
+    report = check_source(source, "new.py", rules=[rule() for rule in ALL_RULES])
     assert report.parsed
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from checker.api import FileReport, check_source
 from checker.output.noqa import Directive, NoqaIndex
-from checker.passes.engine import FileReport, check_source
 from checker.rules import ALL_RULES, RULES_BY_CODE
 
 CODE, NAME = "AIG301", "captured-tensor"
@@ -109,7 +109,7 @@ class TestThroughTheEngine:
 
     def report(self, comment: str) -> FileReport:
         rules = [rule() for rule in ALL_RULES]
-        report = check_source(self.SOURCE.format(comment=comment).encode(), "m.py", rules)
+        report = check_source(self.SOURCE.format(comment=comment).encode(), "m.py", rules=rules)
         assert report.internal_error is None, report.internal_error
         return report
 
@@ -205,7 +205,7 @@ class TestUnused:
     def unused(self, header: str = "", on_def: str = "", on_read: str = "", rules: tuple[str, ...] = ()) -> list[str]:
         chosen = [rule() for rule in ALL_RULES if not rules or rule.code in rules]
         source = self.SOURCE.format(header=header, on_def=on_def, on_read=on_read)
-        report = check_source(source.encode(), "m.py", chosen, unused_noqa=True)
+        report = check_source(source.encode(), "m.py", rules=chosen, unused_noqa=True)
         assert report.internal_error is None, report.internal_error
         return [str(unused) for unused in report.unused_noqa]
 
@@ -262,11 +262,13 @@ class TestUnused:
 
     def test_nothing_is_judged_when_no_rule_ran(self) -> None:
         report = check_source(
-            self.SOURCE.format(header="", on_def="  # noqa", on_read="").encode(), "m.py", [], unused_noqa=True
+            self.SOURCE.format(header="", on_def="  # noqa", on_read="").encode(), "m.py", rules=[], unused_noqa=True
         )
         assert report.unused_noqa == ()
 
     def test_only_on_request(self) -> None:
         rules = [rule() for rule in ALL_RULES]
-        report = check_source(self.SOURCE.format(header="", on_def="  # noqa", on_read="").encode(), "m.py", rules)
+        report = check_source(
+            self.SOURCE.format(header="", on_def="  # noqa", on_read="").encode(), "m.py", rules=rules
+        )
         assert report.unused_noqa == ()

@@ -7,8 +7,21 @@ from pathlib import Path
 import pytest
 from projects import RULES, assert_marked, check, run, write
 
+from checker.api import check_file
 from checker.index.project import Project
 from checker.passes.engine import check_path
+from checker.spec.findings import Finding
+
+
+def check_with(index: Project, root: Path, path: str) -> list[Finding]:
+    """``check``, with one project index shared between the files checked, as one run shares it
+    (the front door gives each file its own)."""
+    __tracebackhide__ = True
+    report = check_path(root / path, RULES, index=index)
+    assert report.internal_error is None, report.internal_error
+    assert_marked(root, report.findings, path)
+    return list(report.findings)
+
 
 ALIAS = """
 try:
@@ -255,8 +268,8 @@ def test_a_checked_file_parsed_earlier_as_an_import_is_not_parsed_again(tmp_path
     monkeypatch.setattr(libcst, "parse_module", counting_parse)
     monkeypatch.setattr("checker.index.project.cst.parse_module", counting_parse)
     index = Project()  # one index, as one run has
-    check(tmp_path, "pkg/ops.py", index=index)  # parses utils.py as its import
-    assert check(tmp_path, "pkg/utils.py", index=index) == []
+    check_with(index, tmp_path, "pkg/ops.py")  # parses utils.py as its import
+    assert check_with(index, tmp_path, "pkg/utils.py") == []
     assert parsed == ["ops", "utils"]
 
 
@@ -304,7 +317,7 @@ def test_importing_a_class_from_a_registering_module_does_not_parse_it(tmp_path:
         return real_parse(source)
 
     monkeypatch.setattr(libcst, "parse_module", counting_parse)
-    check_path(tmp_path / "pkg/block.py", RULES)
+    check_file(tmp_path / "pkg/block.py", rules=RULES)
     assert parsed == ["block"]  # ``Attention`` is only ever a class there: it cannot be a registrar
 
 
@@ -322,7 +335,7 @@ def test_an_extension_submodule_read_through_its_package_is_not_a_value(tmp_path
     index = Project()
     assert not index.holds_value(str(tmp_path / "torch/__init__.py"), "_C")
     assert index.holds_value(str(tmp_path / "torch/__init__.py"), "_name")
-    assert check(tmp_path, "torch/ops.py", index=index) == []
+    assert check_with(index, tmp_path, "torch/ops.py") == []
 
 
 def test_torch_names_the_api_tables_know_are_not_looked_up_in_torch_own_tree(tmp_path: Path, monkeypatch) -> None:

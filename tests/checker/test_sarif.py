@@ -17,10 +17,10 @@ import pytest
 from test_reporters import FINDINGS, check_golden, finding
 
 from checker import __version__
+from checker.api import check_source
 from checker.output import docs
 from checker.output.reporters import REPORTERS, ordered
 from checker.output.reporters import sarif as sarif_reporter
-from checker.passes.engine import check_source
 from checker.rules import ALL_RULES, RULES_BY_CODE, Rule
 from checker.spec.findings import Finding, Severity
 
@@ -129,7 +129,7 @@ class TestSchema:
         findings = []
         for rule in ALL_RULES:
             for number, source in enumerate(rule.all_examples()[0], 1):
-                findings += check_source(source.encode(), f"examples/{rule.code}_{number}.py", rules).findings
+                findings += check_source(source.encode(), f"examples/{rule.code}_{number}.py", rules=rules).findings
         assert {f.code for f in findings} >= {rule.code for rule in ALL_RULES if rule.default_enabled} - {"AIG900"}
         log = render(findings)
         assert_valid(log)

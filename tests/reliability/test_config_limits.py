@@ -11,7 +11,8 @@ import pytest
 from processes import aigcheck
 from projects import write
 
-from checker.configuration.config import MAX_CONFIG_BYTES
+#: The largest configuration file read, as README.md states it ("is over 4 MiB").
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 #: ``x = [[[...]]]`` nested 5,000 deep: tomllib recurses once per level (and more).
 DEEP = "[tool.aigcheck]\nx = " + "[" * 5000 + "]" * 5000 + "\n"

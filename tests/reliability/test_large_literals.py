@@ -20,7 +20,7 @@ import pytest
 from processes import aigcheck, found
 
 import checker.reading.libcst_text
-from checker.passes.engine import check_source
+from checker.api import check_source
 from checker.reading.libcst_text import for_libcst
 from checker.rules import ALL_RULES, Rule
 from checker.spec.markers import expected
@@ -80,7 +80,7 @@ def change():
 
 
 def _findings(source: str) -> Counter[tuple[int, str]]:
-    report = check_source(source.encode(), "example.py", [rule() for rule in ALL_RULES])
+    report = check_source(source.encode(), "example.py", rules=[rule() for rule in ALL_RULES])
     assert report.internal_error is None, report.internal_error
     return Counter((finding.line, finding.code) for finding in report.findings)
 
@@ -124,5 +124,5 @@ def test_a_fix_keeps_a_summarised_literal_as_it_was(monkeypatch: pytest.MonkeyPa
     )
     monkeypatch.setattr(checker.reading.libcst_text, "MAX_LITERAL_ELEMENTS", 1)
     rules: list[Rule] = [rule() for rule in ALL_RULES if rule.code == "AIG407"]
-    report = check_source(source.encode(), "fixme.py", rules, fix=True)
+    report = check_source(source.encode(), "fixme.py", rules=rules, fix=True)
     assert report.fixed_source == source.replace("torch._dynamo.allow_in_graph", "torch.compiler.allow_in_graph")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import checker
-from checker.passes.engine import FileReport, check_source
+from checker.api import FileReport, check_source
 from checker.rules import ALL_RULES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -55,7 +55,7 @@ def _checked(text: str) -> tuple[FileReport, int]:
     """The report on ``text`` and how many calls of the checker's functions it took."""
     profile = cProfile.Profile()
     profile.enable()
-    report = check_source(text.encode(), "pathological.py", RULES)
+    report = check_source(text.encode(), "pathological.py", rules=RULES)
     profile.disable()
     profile.create_stats()
     calls = sum(

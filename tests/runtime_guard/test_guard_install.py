@@ -19,7 +19,6 @@ from torch._dynamo.testing import CompileCounterWithBackend
 from torch._dynamo.utils import counters
 
 import runtime_guard as rg
-from runtime_guard.registry import Check
 
 
 @contextmanager
@@ -65,7 +64,7 @@ def test_call_form_keeps_the_function_registered() -> None:
     assert checked == plain and plain[1] == 1 and "double" in plain[2][0]
     assert torch._dynamo.trace_rules.is_callable_allowed(double)
     # Only the registration-time checks and the aigcheck backend can check this one; the registry says so.
-    assert entry is not None and entry.checks == {Check.REGISTRATION, Check.BACKEND}
+    assert entry is not None and entry.checks == {rg.Check.REGISTRATION, rg.Check.BACKEND}
 
 
 def test_decorator_form_returns_a_wrapper_that_checks_calls() -> None:
@@ -76,7 +75,7 @@ def test_decorator_form_returns_a_wrapper_that_checks_calls() -> None:
             return x * 3
 
         entry = rg.registry.lookup(triple)
-        assert entry is not None and Check.CALLS in entry.checks and triple.__wrapped__ is entry.function
+        assert entry is not None and rg.Check.CALLS in entry.checks and triple.__wrapped__ is entry.function
         assert torch._dynamo.trace_rules.is_callable_allowed(triple.__wrapped__)
     del triple
     gc.collect()
@@ -156,4 +155,4 @@ def test_registering_while_another_thread_compiles(mode: str) -> None:
         compiling.join()
     assert [v.code for v in rg.registry.violations()] == []
     entry = rg.registry.lookup(guarded_double)
-    assert entry is not None and Check.CALLS in entry.checks and guarded_double is not double
+    assert entry is not None and rg.Check.CALLS in entry.checks and guarded_double is not double

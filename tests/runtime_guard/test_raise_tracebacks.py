@@ -142,10 +142,9 @@ def test_the_aigcheck_backend_raises_the_violation_as_itself() -> None:
 def test_a_violation_deferred_at_registration_is_raised_as_itself(raising) -> None:
     """``pytest --aig-strict`` defers what it finds at import to the calls of the function:
     a compiled call raises it as itself too."""
-    from runtime_guard.registry import registry
 
     weights = torch.ones(4)
-    with registry.deferring():
+    with rg.registry.deferring():
 
         @rg.allow_in_graph
         def scale(x):
