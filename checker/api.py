@@ -2,7 +2,8 @@
 
 The command line, the language server to come, tests and benchmarks check code through
 these functions; what lies below them (``checker/passes``, ``checker/index``, ...) may
-move without notice. Nothing here imports or runs the checked code.
+move without notice. Nothing here imports or runs the checked code, and importing this
+module imports neither libcst nor the rules (a run the cache answers needs neither).
 
     >>> from checker.api import check_source
     >>> source = "import torch\\nW = torch.ones(3)\\n@torch.compiler.allow_in_graph\\ndef f(x):\\n    return x * W\\n"
@@ -12,18 +13,39 @@ move without notice. Nothing here imports or runs the checked code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from checker.configuration.options import RunOptions
+from checker.configuration.selection import Selection
+from checker.configuration.settings import Settings, settings
+from checker.passes import paths as _paths
 from checker.passes.engine import FileReport, check_path
 from checker.passes.engine import check_source as _check_bytes
-from checker.rules import ALL_RULES, Rule
+from checker.passes.paths import CacheChoice, PathsReport
+from checker.passes.session import CheckedFile
 
-__all__ = ["FileReport", "default_rules", "check_file", "check_source"]
+if TYPE_CHECKING:
+    from checker.rules import Rule
+
+__all__ = [
+    "CheckedFile",
+    "FileReport",
+    "PathsReport",
+    "Settings",
+    "check_file",
+    "check_paths",
+    "check_source",
+    "default_rules",
+]
 
 
 def default_rules() -> list[Rule]:
     """The rules a run without configuration enables (``aigcheck`` with no ``--select``)."""
+    from checker.rules import ALL_RULES
+
     return [rule() for rule in ALL_RULES if rule.default_enabled]
 
 
@@ -58,3 +80,100 @@ def check_file(
     analysed gives one AIG900."""
     chosen = default_rules() if rules is None else rules
     return check_path(Path(path), chosen, display_path, fix=fix, unused_noqa=unused_noqa)
+
+
+def check_paths(
+    paths: Sequence[str | os.PathLike[str]] = (".",),
+    *,
+    select: Sequence[str] | None = None,
+    extend_select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    rules: Sequence[Rule] | None = None,
+    doc_strict: bool = False,
+    config: str | os.PathLike[str] | None = None,
+    isolated: bool = False,
+    exclude: Sequence[str] = (),
+    settings: Settings | None = None,
+    jobs: int | None = None,
+    cache: CacheChoice = False,
+    fix: bool = False,
+    unused_noqa: bool = False,
+    contained: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> PathsReport:
+    """The reports of the files under ``paths`` (``-``: standard input), found and checked as
+    ``aigcheck`` finds and checks them: files and folders walked with the default excludes,
+    each file's project read for the registrations other files make of its defs, the
+    files those registrations bring in checked too. Nothing is written but the cache.
+
+    The rules: ``select``/``extend_select``/``ignore`` (codes, names or prefixes, over the
+    configuration's), or exactly ``rules`` (registered rules only: each file is checked
+    by fresh instances of their classes). The configuration: the nearest
+    ``[tool.aigcheck]``, the file ``config``, or none (``isolated``). ``settings``: all of
+    that built already (the command line builds them once, from its options), instead of
+    those keywords. ``jobs``: worker processes (default: one per core); ``cache``: none,
+    beside the configuration (True) or in a folder; ``fix``: fixed sources in the
+    reports; ``unused_noqa``: suppressions that suppressed nothing too; ``contained``:
+    parse in worker processes, so that a file that crashes the parser or overruns a
+    budget costs only its own result (else every file is parsed in this process);
+    ``progress(done, total)``: called as files are checked.
+    """
+    chosen = {
+        "select": select,
+        "extend_select": tuple(extend_select),
+        "ignore": tuple(ignore),
+        "rules": rules,
+        "doc_strict": doc_strict,
+        "config": config,
+        "isolated": isolated,
+        "exclude": tuple(exclude),
+    }
+    shown = [os.fspath(path) for path in paths]
+    if settings is None:
+        options = RunOptions(
+            paths=tuple(shown),
+            select=tuple(select) if select is not None else None,
+            extend_select=tuple(extend_select),
+            ignore=tuple(ignore),
+            doc_strict=doc_strict or None,
+            config=os.fspath(config) if config is not None else None,
+            isolated=isolated,
+            exclude=tuple(exclude),
+        )
+        settings = _settings(options, rules)
+    elif chosen != _CHOSEN_BY_DEFAULT:
+        given = ", ".join(name for name, value in chosen.items() if value != _CHOSEN_BY_DEFAULT[name])
+        raise TypeError(f"check_paths: settings already say what {given} would; pass one or the other")
+    return _paths.check_paths(
+        shown,
+        settings,
+        jobs=jobs,
+        cache=cache,
+        fix=fix,
+        unused_noqa=unused_noqa,
+        contained=contained,
+        progress=progress,
+    )
+
+
+_CHOSEN_BY_DEFAULT: dict[str, object] = {
+    "select": None,
+    "extend_select": (),
+    "ignore": (),
+    "rules": None,
+    "doc_strict": False,
+    "config": None,
+    "isolated": False,
+    "exclude": (),
+}
+
+
+def _settings(options: RunOptions, rules: Sequence[Rule] | None) -> Settings:
+    if rules is None:
+        return settings(options)
+    from checker.rules import RULES_BY_CODE
+
+    strangers = [type(rule).__name__ for rule in rules if RULES_BY_CODE.get(rule.code) is not type(rule)]
+    if strangers:
+        raise ValueError(f"check_paths: {', '.join(strangers)} is not a registered rule; check_source runs any rule")
+    return settings(options, Selection(tuple(sorted({rule.code for rule in rules}))))

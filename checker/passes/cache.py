@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import TypeVar
 
 import checker
-from checker.configuration.config import Config
 from checker.output.atomic import Folder, open_folder
 from checker.passes.engine import FileReport, Outcome
 from checker.reading.discovery import DEFAULT_EXCLUDES
@@ -60,7 +59,8 @@ _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# aigcheck cache\n
 
 class Cache:
     """``root``: the project root that entries' paths are relative to (the working
-    directory when None); ``settings``: a digest of the configuration (:func:`settings_digest`)."""
+    directory when None); ``settings``: a digest of the configuration
+    (:attr:`checker.configuration.settings.Settings.cache_digest`)."""
 
     def __init__(self, directory: Path, root: Path | None = None, settings: str = "", *, follow: bool = True) -> None:
         self.directory = directory
@@ -211,20 +211,6 @@ class Cache:
 
     def _absolute(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.real_root, path))
-
-
-def settings_digest(config: Config) -> str:
-    """A digest of the settings of ``[tool.aigcheck]`` that can change a file's result
-    (not where the file is, how findings are printed or which severity fails)."""
-    settings = [
-        config.select,
-        config.extend_select,
-        config.ignore,
-        sorted((entry.pattern, sorted(entry.codes)) for entry in config.per_file_ignores),
-        config.exclude,
-        config.doc_strict,
-    ]
-    return hashlib.sha256(json.dumps(settings).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @lru_cache(maxsize=1)

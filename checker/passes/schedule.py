@@ -29,6 +29,7 @@ from checker.passes.cache import Cache
 from checker.passes.containment import DEFAULT_LIMITS, Alone, Limits
 from checker.passes.engine import FileReport, Outcome, analyse_source, import_analysis, new_index, unanalysable
 from checker.passes.pool import Pool, WorkerDied
+from checker.reading.discovery import DiscoveryProblem, Source
 from checker.reading.source import API_ONLY, Prefilter, Unanalysable, read_candidate
 from checker.spec.links import Elsewhere
 
@@ -113,6 +114,21 @@ def quiet_gc() -> Iterator[None]:
 
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def useful_workers(requested: int | None, cores: int, items: Sequence[Source | DiscoveryProblem]) -> int:
+    """How many worker processes to start: ``requested`` (default: one per usable core), but
+    never more than the usable ``cores``, nor than the files to check, since each worker
+    costs a process start and an import of libcst (``--jobs 100000`` took minutes).
+
+    A file named explicitly (or ``-``) sends the run searching its project for other
+    files to check, so with one the file count is no bound.
+    """
+    workers = min(requested or cores, cores)
+    sources = [item for item in items if isinstance(item, Source)]
+    if any(source.explicit for source in sources):
+        return workers
+    return max(1, min(workers, len(sources)))
 
 
 def check_files(

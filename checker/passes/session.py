@@ -53,11 +53,17 @@ JobFor = Callable[[str], "Job | None"]
 
 
 @dataclass(frozen=True)
-class Checked:
-    """One file's job and its final report."""
+class CheckedFile:
+    """One file's final report, and its job as the session ran it (the codes, the
+    registrations made elsewhere, whether it handed some off)."""
 
     job: Job
     report: FileReport
+
+    @property
+    def path(self) -> str | None:
+        """Where the file was read (None: standard input); ``report.path`` is how findings show it."""
+        return self.job.path or None
 
 
 class Session:
@@ -85,7 +91,7 @@ class Session:
         cache imports no analysis."""
         return new_index(self.options.registered)
 
-    def check(self, jobs: Sequence[Job], job_for: JobFor, named: Sequence[str] = ()) -> list[Checked]:
+    def check(self, jobs: Sequence[Job], job_for: JobFor, named: Sequence[str] = ()) -> list[CheckedFile]:
         """Every job's final report, in order, then those of the defining files that only
         registrations made elsewhere brought in. ``named``: the files named on their own,
         whose project is searched for registrations of their defs."""
@@ -110,7 +116,7 @@ class Session:
             self._widen_for_aliases(checked, outcomes)
             registering = self._registering(named, checked, job_for)
             self._hand_off(outcomes, targets, registering, handoffs)
-        return [Checked(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
+        return [CheckedFile(job, outcome.report) for job, outcome in zip(checked, outcomes, strict=True)]
 
     @contextmanager
     def _sharing_workers(self) -> Iterator[None]:

@@ -19,6 +19,8 @@ import pytest
 import checker
 from checker.command import cli
 from checker.command import run as run_module
+from checker.output import report as report_module
+from checker.output.reporters import REPORTERS
 from checker.passes import engine
 from checker.passes import session as session_module
 from checker.passes.engine import FileReport, Outcome
@@ -387,10 +389,10 @@ class TestStatistics:
                 1,
             )
         ]
-        assert run_module.statistics(found) == (
+        assert report_module.statistics(found) == (
             "8  AIG501  trace-time-side-effect  [warning]\n4  AIG301  captured-tensor         [error]\n"
         )
-        assert run_module.statistics([]) == ""
+        assert report_module.statistics([]) == ""
 
     def test_machine_formats_keep_stdout_to_themselves(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
         status, out, err = run(capsys, "--statistics", "--output-format", "json", "m.py")
@@ -708,10 +710,10 @@ class TestOutputFormats:
     def test_choices_come_from_the_reporter_registry(
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setitem(run_module.REPORTERS, "count", lambda findings, options=None: f"{len(list(findings))}\n")
+        monkeypatch.setitem(REPORTERS, "count", lambda findings, options=None: f"{len(list(findings))}\n")
         assert run(capsys, "--output-format", "count", "-q", "m.py") == (1, "3\n", "")
 
-    @pytest.mark.parametrize("fmt", sorted(set(run_module.REPORTERS) - {"text"}))
+    @pytest.mark.parametrize("fmt", sorted(set(REPORTERS) - {"text"}))
     def test_machine_formats_are_never_coloured(
         self, sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str
     ) -> None:

@@ -24,9 +24,6 @@ checker, not in the test, unless the rewrite is shown to change the program.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import re
 import tempfile
 import tokenize
@@ -35,8 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple
-from unittest import mock
+from typing import Any, NamedTuple
 
 import libcst as cst
 import pytest
@@ -55,8 +51,7 @@ from rewrites import (
 )
 from stand_ins import Ran, run
 
-from checker.command import cli
-from checker.command import run as command_run
+from checker.api import check_paths
 from checker.passes.engine import decode_source
 from checker.rules import ALL_RULES
 from checker.spec.markers import expected
@@ -200,45 +195,41 @@ class Found(NamedTuple):
     message: str
 
 
-@contextlib.contextmanager
-def _parsing_here() -> Iterator[None]:
-    """The command line's run with every file parsed in this process: the same analysis and
-    the same hand-offs between files, without the forker and the contained worker that each
-    run forks (nine tenths of the time of a check of programs this small). Containment is
-    the reliability tests' concern; :func:`test_checking_here_finds_what_a_contained_run_finds`
-    holds the two to the same findings."""
-    contained = command_run.Options
-
-    def not_contained(*args: object, **kwargs: object) -> object:
-        return contained(*args, **{**kwargs, "contained": False})  # type: ignore[arg-type]
-
-    with (
-        mock.patch.object(command_run, "_forking", lambda paths, cache: contextlib.nullcontext(None)),
-        mock.patch.object(command_run, "Options", not_contained),
-    ):
-        yield
+def _keywords(options: tuple[str, ...]) -> dict[str, Any]:
+    """The command-line options a subject carries (``--doc-strict``, ``--extend-select CODE``),
+    as the keywords of :func:`checker.api.check_paths`."""
+    keywords: dict[str, Any] = {}
+    given = iter(options)
+    for option in given:
+        if option == "--doc-strict":
+            keywords["doc_strict"] = True
+        elif option == "--extend-select":
+            keywords["extend_select"] = (*keywords.get("extend_select", ()), next(given))
+        else:
+            raise ValueError(f"a subject's option that check_paths is not given: {option}")
+    return keywords
 
 
 def check(program: Program, options: tuple[str, ...] = (), *, contained: bool = False) -> list[Found]:
-    """The findings of one in-process run over the program, written to a temporary folder
-    (parsed in this process unless ``contained``)."""
+    """The findings of one in-process run over the program, written to a temporary folder,
+    found as the command line finds them (:func:`checker.api.check_paths`): parsed in this
+    process unless ``contained``, each file then in a worker as the command line parses it.
+    Parsing here saves nine tenths of the time of a check of programs this small (the forker
+    and the worker each run forks); :func:`test_checking_here_finds_what_a_contained_run_finds`
+    holds the two to the same findings."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder).resolve()
         program.write(root)
-        argv = ["--isolated", "--no-cache", "--exit-zero", "-q", "--jobs", "1", "--output-format", "json", *options]
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.nullcontext() if contained else _parsing_here():
-            status = cli.main([*argv, str(root)])
-        assert status == 0, out.getvalue()
+        report = check_paths([root], isolated=True, jobs=1, contained=contained, **_keywords(options))
         # Messages that cite another file name it under the temporary folder: "<root>" instead.
         return [
             Found(
-                item["code"],
-                Path(item["path"]).resolve().relative_to(root).as_posix(),
-                item["line"],
-                item["message"].replace(str(root), "<root>"),
+                finding.code,
+                Path(finding.path).resolve().relative_to(root).as_posix(),
+                finding.line,
+                finding.message.replace(str(root), "<root>"),
             )
-            for item in json.loads(out.getvalue() or "[]")
+            for finding in report.findings
         ]
 
 

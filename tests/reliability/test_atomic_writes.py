@@ -23,8 +23,8 @@ import pytest
 from processes import REPO, TIME_LIMIT, in_process
 from projects import write
 
-from checker.command import run
 from checker.output import atomic
+from checker.passes import paths
 from checker.passes.session import Session
 
 #: AIG407 (fixable) on line 4, then enough of a function that the file is a few KB.
@@ -150,7 +150,7 @@ def saved_meanwhile(monkeypatch: pytest.MonkeyPatch) -> str:
                     Path(item.job.path).write_text(saved)
             return checked
 
-    monkeypatch.setattr(run, "Session", Racing)
+    monkeypatch.setattr(paths, "Session", Racing)
     return saved
 
 
