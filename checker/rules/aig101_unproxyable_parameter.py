@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.contract import Verdict
-from checker.spec.messages import ParameterUnproxyable
+from checker.spec.messages import Function, ParameterUnproxyable
 
 
 class UnproxyableParameter(Rule):
@@ -54,28 +54,38 @@ class UnproxyableParameter(Rule):
     summary = "A parameter is annotated with a type that graph-breaks (nn.Module, Callable, plain class, ...)."
 
     invalid = (
-        """
-        from dataclasses import dataclass
-        from typing import Callable, Optional
+        Invalid(
+            """
+            from dataclasses import dataclass
+            from typing import Callable, Optional
 
-        import torch
+            import torch
 
-        @dataclass
-        class Options:
-            scale: float
+            @dataclass
+            class Options:
+                scale: float
 
-        class Plan:
-            pass
+            class Plan:
+                pass
 
-        @torch.compiler.allow_in_graph
-        def run(
-            x: torch.Tensor,
-            opts: Options,  # AIG101
-            plans: "list[Plan]",  # AIG101
-            hook: Optional[Callable[[torch.Tensor], torch.Tensor]] = None,  # AIG101
-        ):
-            return x
-        """,
+            @torch.compiler.allow_in_graph
+            def run(
+                x: torch.Tensor,
+                opts: Options,  # AIG101
+                plans: "list[Plan]",  # AIG101
+                hook: Optional[Callable[[torch.Tensor], torch.Tensor]] = None,  # AIG101
+            ):
+                return x
+            """,
+            messages=(
+                ParameterUnproxyable(
+                    Function("run"),
+                    "opts",
+                    "Options (dataclass (not frozen))",
+                    "Failed to convert args/kwargs to proxy",
+                ),
+            ),
+        ),
         """
         from typing import Callable, Optional, Union
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.contract import Verdict
-from checker.spec.messages import ParameterHardError
+from checker.spec.messages import Function, ParameterHardError
 
 
 class HardErrorParameter(Rule):
@@ -51,17 +51,24 @@ class HardErrorParameter(Rule):
     summary = "A parameter is annotated np.ndarray, which fails compilation."
 
     invalid = (
-        """
-        from typing import Optional
+        Invalid(
+            """
+            from typing import Optional
 
-        import numpy
-        import numpy.typing as npt
-        import torch
+            import numpy
+            import numpy.typing as npt
+            import torch
 
-        @torch.compiler.allow_in_graph
-        def blend(x: torch.Tensor, a: Optional[numpy.ndarray], b: "npt.NDArray[numpy.float32]"):  # AIG102 AIG102
-            return x
-        """,
+            @torch.compiler.allow_in_graph
+            def blend(x: torch.Tensor, a: Optional[numpy.ndarray], b: "npt.NDArray[numpy.float32]"):  # AIG102 AIG102
+                return x
+            """,
+            messages=(
+                ParameterHardError(
+                    Function("blend"), "b", "npt.NDArray", "TorchRuntimeError: expected np.ndarray (got FakeTensor)"
+                ),
+            ),
+        ),
     )
     valid = (
         """

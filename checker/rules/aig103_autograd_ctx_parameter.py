@@ -9,7 +9,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import TargetKind
 from checker.facts.scopes.syntax import children
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import ParameterIsCtx
 
 #: ctx attributes that hold tensors saved by an autograd forward.
@@ -57,6 +57,19 @@ class AutogradCtxParameter(Rule):
     code = "AIG103"
     summary = "A registered function takes an autograd ctx and reads saved tensors from it."
 
+    invalid = (
+        Invalid(
+            """
+            import torch
+
+            @torch.compiler.allow_in_graph
+            def gain_backward(grad, context):  # AIG103
+                (gain,) = context.saved_variables
+                return grad * gain
+            """,
+            messages=(ParameterIsCtx("context", "saved_variables"),),
+        ),
+    )
     valid = (
         """
         import torch

@@ -9,7 +9,7 @@ import libcst as cst
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes.tree import Scope
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec import contract
 from checker.spec import torch_api as api
 from checker.spec.contract import Verdict
@@ -64,32 +64,38 @@ class UnproxyableCallArgument(Rule):
     summary = "A call of a registered function passes a function, module, plain object or ndarray."
 
     invalid = (
-        """
-        import numpy as np
-        import torch
-        from torch import nn
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from torch import nn
 
-        class Plan:
-            pass
+            class Plan:
+                pass
 
-        @torch.compiler.allow_in_graph
-        def fused(x, extra):
-            return x
+            @torch.compiler.allow_in_graph
+            def fused(x, extra):
+                return x
 
-        class Block(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.proj = nn.Linear(4, 4)
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
 
-            def forward(self, x):
-                y = fused(x, self.proj)  # AIG104
-                y = fused(y, extra=self)  # AIG104
-                return fused(y, Plan())  # AIG104
+                def forward(self, x):
+                    y = fused(x, self.proj)  # AIG104
+                    y = fused(y, extra=self)  # AIG104
+                    return fused(y, Plan())  # AIG104
 
-        TABLE = np.zeros(4)
-        out = fused(torch.ones(4), TABLE)  # AIG104
-        out = fused(out, torch.sin)  # AIG104
-        """,
+            TABLE = np.zeros(4)
+            out = fused(torch.ones(4), TABLE)  # AIG104
+            out = fused(out, torch.sin)  # AIG104
+            """,
+            messages=(
+                ArgumentUnproxyable("a plain class instance", "fused"),
+                ArgumentUnproxyable("the builtin function torch.sin (InternalTorchDynamoError)", "fused"),
+            ),
+        ),
     )
     valid = (
         """

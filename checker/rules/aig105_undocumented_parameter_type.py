@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.contract import Verdict
-from checker.spec.messages import ParameterUndocumented
+from checker.spec.messages import Function, ParameterUndocumented
 
 
 class UndocumentedParameterType(Rule):
@@ -49,6 +49,24 @@ class UndocumentedParameterType(Rule):
 
     code = "AIG105"
     summary = "A parameter type works but is undocumented (str, dict, Enum, ...); only with doc-strict."
+
+    invalid = (
+        Invalid(
+            """
+            import enum
+
+            import torch
+
+            class Mode(enum.Enum):
+                REFLECT = "reflect"
+
+            @torch.compiler.allow_in_graph
+            def pad(x: torch.Tensor, mode: Mode):  # AIG105
+                return torch.nn.functional.pad(x, (1, 1), mode=mode.value)
+            """,
+            messages=(ParameterUndocumented(Function("pad"), "mode", "Mode (Enum)"),),
+        ),
+    )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, param, judgement in judged_parameters(facts, Verdict.WORKS):

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec import contract
 from checker.spec.contract import Verdict
-from checker.spec.messages import AnnotatedUnproxyableResult, ConstructsUnproxyable, ReturnsUnproxyable
+from checker.spec.messages import AnnotatedUnproxyableResult, ConstructsUnproxyable, Function, ReturnsUnproxyable
 
 
 class UnproxyableReturn(Rule):
@@ -59,39 +59,45 @@ class UnproxyableReturn(Rule):
     summary = "The return annotation or a returned value is a dict, set, str, bool, dtype, object or function."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        class Result:
-            pass
+            class Result:
+                pass
 
-        @torch.compiler.allow_in_graph
-        def check(x) -> "bool":  # AIG201
-            return x.shape[0] > 2  # AIG201
+            @torch.compiler.allow_in_graph
+            def check(x) -> "bool":  # AIG201
+                return x.shape[0] > 2  # AIG201
 
-        @torch.compiler.allow_in_graph
-        def wrap(x):
-            if x.dim() == 1:
-                return Result()  # AIG201
-            return x.dtype  # AIG201
+            @torch.compiler.allow_in_graph
+            def wrap(x):
+                if x.dim() == 1:
+                    return Result()  # AIG201
+                return x.dtype  # AIG201
 
-        @torch.compiler.allow_in_graph
-        def make_act(x):
-            def act(t):
-                return t * 2
-            return act  # AIG201
-        """,
-        """
-        import dataclasses
+            @torch.compiler.allow_in_graph
+            def make_act(x):
+                def act(t):
+                    return t * 2
+                return act  # AIG201
+            """,
+            messages=(ReturnsUnproxyable(Function("wrap"), "a Result object"),),
+        ),
+        Invalid(
+            """
+            import dataclasses
 
-        import torch
+            import torch
 
-        @dataclasses.dataclass(frozen=True)
-        class Stats:
-            mean: torch.Tensor
+            @dataclasses.dataclass(frozen=True)
+            class Stats:
+                mean: torch.Tensor
 
-        torch.compiler.allow_in_graph(Stats)  # AIG201
-        """,
+            torch.compiler.allow_in_graph(Stats)  # AIG201
+            """,
+            messages=(ConstructsUnproxyable("torch.compiler.allow_in_graph", "Stats", "frozen dataclass"),),
+        ),
     )
     valid = (
         """

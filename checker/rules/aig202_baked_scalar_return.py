@@ -11,7 +11,7 @@ from checker.facts.registrations.targets import Body
 from checker.facts.scopes.tree import Scope
 from checker.rules import _wording as words
 from checker.rules._results import returned
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import Function, ReturnsBakedNumber
 
 
@@ -62,24 +62,30 @@ class BakedScalarReturn(Rule):
     summary = "Returns a Python number (or a tuple/list holding one) that is frozen at compile time."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        calls = 0
+            calls = 0
 
-        @torch.compiler.allow_in_graph
-        def counted(x):
-            return float(calls)  # AIG202
+            @torch.compiler.allow_in_graph
+            def counted(x):
+                return float(calls)  # AIG202
 
-        SEEN = []
+            SEEN = []
 
-        @torch.compiler.allow_in_graph
-        def with_count(x):
-            return [x * 2, len(SEEN)]  # AIG202 AIG302
+            @torch.compiler.allow_in_graph
+            def with_count(x):
+                return [x * 2, len(SEEN)]  # AIG202 AIG302
 
-        def remember(x):
-            SEEN.append(x)
-        """,
+            def remember(x):
+                SEEN.append(x)
+            """,
+            messages=(
+                ReturnsBakedNumber(Function("counted"), "a float", inside=False),
+                ReturnsBakedNumber(Function("with_count"), "an int", inside=True),
+            ),
+        ),
         """
         import random
         import time

@@ -7,11 +7,12 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.contract import UserClass
 from checker.spec.messages import (
     AnnotatedUntraceableSubclass,
     ConstructsUntraceableSubclass,
+    Function,
     ReturnsUntraceableSubclass,
 )
 
@@ -67,24 +68,30 @@ class UntraceableTensorSubclass(Rule):
     summary = "Returns (or registers) a tensor subclass without __tensor_flatten__/__tensor_unflatten__."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        class Base(torch.Tensor):
-            pass
+            class Base(torch.Tensor):
+                pass
 
-        class Quantized(Base):
-            def dequantize(self):
-                return self * 2
+            class Quantized(Base):
+                def dequantize(self):
+                    return self * 2
 
-        @torch.compiler.allow_in_graph  # AIG203
-        class Marked(torch.Tensor):
-            pass
+            @torch.compiler.allow_in_graph  # AIG203
+            class Marked(torch.Tensor):
+                pass
 
-        @torch.compiler.allow_in_graph
-        def quantize(x):
-            return Quantized(x)  # AIG203
-        """,
+            @torch.compiler.allow_in_graph
+            def quantize(x):
+                return Quantized(x)  # AIG203
+            """,
+            messages=(
+                ConstructsUntraceableSubclass("torch.compiler.allow_in_graph", "Marked"),
+                ReturnsUntraceableSubclass(Function("quantize"), "a Quantized object"),
+            ),
+        ),
     )
     valid = (
         """

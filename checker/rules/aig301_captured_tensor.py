@@ -8,8 +8,8 @@ from checker.facts.captures.capture import Holder
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
-from checker.spec.messages import DefaultIsTensor, Message, ReadsCapturedTensor
+from checker.rules.base import Invalid, Report, Rule, report
+from checker.spec.messages import Call, DefaultIsTensor, Function, Message, ReadsCapturedTensor
 
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
 
@@ -64,34 +64,37 @@ class CapturedTensor(Rule):
     summary = "A registered function reads a tensor, parameter, buffer or module that is not an argument."
 
     invalid = (
-        """
-        import torch
-        from torch import nn
+        Invalid(
+            """
+            import torch
+            from torch import nn
 
-        class Block(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.proj = nn.Linear(4, 4)
-                self.register_buffer("gain", torch.ones(4))
-                self._fn = torch.compiler.allow_in_graph(self.apply_gain)
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                    self.register_buffer("gain", torch.ones(4))
+                    self._fn = torch.compiler.allow_in_graph(self.apply_gain)
 
-            def apply_gain(self, x):
-                return self.proj(x) * self.gain  # AIG301 AIG301
+                def apply_gain(self, x):
+                    return self.proj(x) * self.gain  # AIG301 AIG301
 
-        def make_weighted():
-            weights = {"a": torch.ones(4)}
+            def make_weighted():
+                weights = {"a": torch.ones(4)}
 
-            @torch.compiler.allow_in_graph  # AIG401
-            def weighted(x):
-                return x * weights["a"]  # AIG301
-            return weighted
+                @torch.compiler.allow_in_graph  # AIG401
+                def weighted(x):
+                    return x * weights["a"]  # AIG301
+                return weighted
 
-        W = torch.randn(4)
+            W = torch.randn(4)
 
-        @torch.compiler.allow_in_graph
-        def with_default(x, w=W * 2):  # AIG301
-            return x * w
-        """,
+            @torch.compiler.allow_in_graph
+            def with_default(x, w=W * 2):  # AIG301
+                return x * w
+            """,
+            messages=(DefaultIsTensor(Function("with_default"), "w", "tensor"),),
+        ),
         """
         import torch
 
@@ -101,24 +104,36 @@ class CapturedTensor(Rule):
 
         bias: torch.Tensor = load_bias()
         """,
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        TABLE = torch.linspace(0, 1, 16)
+            TABLE = torch.linspace(0, 1, 16)
 
-        def lookup(idx):
-            return TABLE[idx]  # AIG301
+            def lookup(idx):
+                return TABLE[idx]  # AIG301
 
-        def ping(n):
-            return pong(n - 1) if n else lookup(n)
+            def ping(n):
+                return pong(n - 1) if n else lookup(n)
 
-        def pong(n):
-            return ping(n)
+            def pong(n):
+                return ping(n)
 
-        @torch.compiler.allow_in_graph
-        def embed(idx):
-            return ping(idx) * 2
-        """,
+            @torch.compiler.allow_in_graph
+            def embed(idx):
+                return ping(idx) * 2
+            """,
+            messages=(
+                ReadsCapturedTensor(
+                    Function("embed"),
+                    "tensor",
+                    "TABLE",
+                    "the module scope",
+                    bound=3,
+                    chain=(Call("ping", 16), Call("lookup", 9)),
+                ),
+            ),
+        ),
     )
     valid = (
         """

@@ -10,9 +10,9 @@ from checker.facts.captures.capture import Capture, Holder
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.links import Place
-from checker.spec.messages import DefaultIsMutable, Message, ReadsChangingState
+from checker.spec.messages import DefaultIsMutable, Function, Message, ReadsChangingState
 
 _MUTABLE = {Kind.MUTABLE: "mutable container", Kind.NDARRAY: "numpy array"}
 _WHAT = {**_MUTABLE, Kind.OBJECT: "object"}
@@ -73,27 +73,48 @@ class CapturedMutableState(Rule):
     summary = "A registered function reads non-tensor state that can change after compilation."
 
     invalid = (
-        """
-        import numpy as np
-        import torch
+        Invalid(
+            """
+            import numpy as np
+            import torch
 
-        SCALE = 1.0
-        ENABLED = True
-        TABLE = np.arange(4.0)
+            SCALE = 1.0
+            ENABLED = True
+            TABLE = np.arange(4.0)
 
-        def configure(scale):
-            global SCALE
-            SCALE = scale
+            def configure(scale):
+                global SCALE
+                SCALE = scale
 
-        @torch.compiler.allow_in_graph
-        def scaled(x):
-            if ENABLED:  # AIG302
-                x = x * SCALE  # AIG302
-            return x * torch.as_tensor(TABLE)  # AIG302
+            @torch.compiler.allow_in_graph
+            def scaled(x):
+                if ENABLED:  # AIG302
+                    x = x * SCALE  # AIG302
+                return x * torch.as_tensor(TABLE)  # AIG302
 
-        for ENABLED in (True, False):
-            pass
-        """,
+            for ENABLED in (True, False):
+                pass
+            """,
+            messages=(
+                ReadsChangingState(
+                    Function("scaled"),
+                    "",
+                    "SCALE",
+                    "the module scope",
+                    "and it is reassigned through 'global SCALE' in configure()",
+                    changed=10,
+                    bound=4,
+                ),
+                ReadsChangingState(
+                    Function("scaled"),
+                    "numpy array",
+                    "TABLE",
+                    "the module scope",
+                    "which can be changed in place",
+                    bound=6,
+                ),
+            ),
+        ),
         """
         import torch
 

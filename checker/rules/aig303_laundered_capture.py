@@ -8,8 +8,8 @@ from checker.facts.captures.capture import Laundered, Laundering
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
-from checker.spec.messages import LaundersCapturedTensor
+from checker.rules.base import Invalid, Report, Rule, report
+from checker.spec.messages import Function, LaundersCapturedTensor
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
 #: Conversions that need the tensor's data, which a FakeTensor does not have: compiling
@@ -65,17 +65,24 @@ class LaunderedCapture(Rule):
     summary = "A registered function converts a captured tensor to Python data (.tolist(), .item(), .shape, ...)."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        W2 = torch.ones(2, 2)
-        gain = torch.tensor(2.0)
+            W2 = torch.ones(2, 2)
+            gain = torch.tensor(2.0)
 
-        @torch.compiler.allow_in_graph
-        def reshaped(x):
-            rows = W2.size(0)  # AIG303
-            return x.reshape(W2.shape) * float(gain) + rows  # AIG303 AIG303
-        """,
+            @torch.compiler.allow_in_graph
+            def reshaped(x):
+                rows = W2.size(0)  # AIG303
+                return x.reshape(W2.shape) * float(gain) + rows  # AIG303 AIG303
+            """,
+            messages=(
+                LaundersCapturedTensor(
+                    Function("reshaped"), "float(...)", "gain", "the module scope", loud=True, bound=4
+                ),
+            ),
+        ),
     )
     valid = (
         """

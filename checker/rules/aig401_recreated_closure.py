@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import ClosureRecreated
 
 
@@ -57,23 +57,29 @@ class RecreatedClosure(Rule):
     summary = "The registered callable is a closure re-created by a function (factory, __init__, forward)."
 
     invalid = (
-        """
-        import torch
-        from torch import nn
+        Invalid(
+            """
+            import torch
+            from torch import nn
 
-        class Gate(nn.Module):
-            def __init__(self, k):
-                super().__init__()
-                self.k = k
-                self.fn = torch.compiler.allow_in_graph(lambda x: x * self.k)  # AIG401 AIG302
+            class Gate(nn.Module):
+                def __init__(self, k):
+                    super().__init__()
+                    self.k = k
+                    self.fn = torch.compiler.allow_in_graph(lambda x: x * self.k)  # AIG401 AIG302
 
-        def make(k):
-            def inner(x, k=k):
-                return x * k
-            return inner
+            def make(k):
+                def inner(x, k=k):
+                    return x * k
+                return inner
 
-        shifted = torch.compiler.allow_in_graph(make(3.0))  # AIG401
-        """,
+            shifted = torch.compiler.allow_in_graph(make(3.0))  # AIG401
+            """,
+            messages=(
+                ClosureRecreated("nested def 'inner'", "make", ("k",), returned_by="make(...)"),
+                ClosureRecreated("lambda", "__init__", ("self",)),
+            ),
+        ),
     )
     valid = (
         """

@@ -9,7 +9,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import MethodUse, Target, TargetKind
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import Ignored, RegistrationIgnored
 
 #: What torch does not honour, by the kind of target (a bound method by its use, apart).
@@ -100,55 +100,68 @@ class IneffectiveRegistration(Rule):
     summary = "The registration is silently ignored (bound method, method, classmethod, partial, nn.Module, ...)."
 
     invalid = (
-        """
-        import dataclasses
-        import torch
-        from torch import nn
+        Invalid(
+            """
+            import dataclasses
+            import torch
+            from torch import nn
 
-        @torch.compiler.allow_in_graph  # AIG402
-        class Block(nn.Module):
-            def forward(self, x):
-                return x
-
-        @dataclasses.dataclass
-        class Op:
-            k: float
-
-            def __call__(self, x):
-                return x * self.k
-
-        class Holder:
-            def __init__(self):
-                self.linear = nn.Linear(4, 4)
-                torch.compiler.allow_in_graph(self.linear)  # AIG402
-                torch.compiler.allow_in_graph(self.step)  # AIG402
-
-            def step(self, x):
-                return x + 1
-
-            @classmethod
-            def build(cls, x):
-                return x
-
-            @property
             @torch.compiler.allow_in_graph  # AIG402
-            def size(self):
-                return 4
+            class Block(nn.Module):
+                def forward(self, x):
+                    return x
 
-        class Gated:
-            def __init__(self):
-                self._gate = torch.compiler.allow_in_graph(self.gate)  # AIG402
+            @dataclasses.dataclass
+            class Op:
+                k: float
 
-            def gate(self, x):
-                return x * 2
+                def __call__(self, x):
+                    return x * self.k
 
-            def forward(self, x):
-                return self.gate(x)
+            class Holder:
+                def __init__(self):
+                    self.linear = nn.Linear(4, 4)
+                    torch.compiler.allow_in_graph(self.linear)  # AIG402
+                    torch.compiler.allow_in_graph(self.step)  # AIG402
 
-        torch.compiler.allow_in_graph(Op(2.0))  # AIG402
-        torch.compiler.allow_in_graph(Holder.build)  # AIG402
-        torch.compiler.allow_in_graph(Holder.step)  # AIG402
-        """,
+                def step(self, x):
+                    return x + 1
+
+                @classmethod
+                def build(cls, x):
+                    return x
+
+                @property
+                @torch.compiler.allow_in_graph  # AIG402
+                def size(self):
+                    return 4
+
+            class Gated:
+                def __init__(self):
+                    self._gate = torch.compiler.allow_in_graph(self.gate)  # AIG402
+
+                def gate(self, x):
+                    return x * 2
+
+                def forward(self, x):
+                    return self.gate(x)
+
+            torch.compiler.allow_in_graph(Op(2.0))  # AIG402
+            torch.compiler.allow_in_graph(Holder.build)  # AIG402
+            torch.compiler.allow_in_graph(Holder.step)  # AIG402
+            """,
+            messages=(
+                RegistrationIgnored(
+                    "torch.compiler.allow_in_graph",
+                    "self.linear",
+                    Ignored.MODULE_INSTANCE,
+                    detail="torch.nn.Linear(...)",
+                ),
+                RegistrationIgnored(
+                    "torch.compiler.allow_in_graph", "self.gate", Ignored.BYPASSED_BOUND_METHOD, bypass=43
+                ),
+            ),
+        ),
     )
     valid = (
         """

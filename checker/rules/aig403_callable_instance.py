@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import TargetKind
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import RegistersCallableInstance
 
 
@@ -56,16 +56,19 @@ class CallableInstance(Rule):
     summary = "The registered object is an instance of a class with __call__."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        class Op:
-            def __call__(self, x):
-                return x + 1
+            class Op:
+                def __call__(self, x):
+                    return x + 1
 
-        op = Op()
-        torch._dynamo.allow_in_graph([op])  # AIG403 AIG407
-        """,
+            op = Op()
+            torch._dynamo.allow_in_graph([op])  # AIG403 AIG407
+            """,
+            messages=(RegistersCallableInstance("torch._dynamo.allow_in_graph", "op", "Op"),),
+        ),
     )
     valid = (
         """

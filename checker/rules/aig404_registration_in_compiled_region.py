@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import RegistersInCompiledRegion
 
 
@@ -57,23 +57,26 @@ class RegistrationInCompiledRegion(Rule):
     summary = "allow_in_graph is called inside a function that is compiled."
 
     invalid = (
-        """
-        import torch
-        from torch import nn
+        Invalid(
+            """
+            import torch
+            from torch import nn
 
-        def helper(x):
-            return x + 1
+            def helper(x):
+                return x + 1
 
-        def prepare():
-            torch.compiler.allow_in_graph(helper)  # AIG404
+            def prepare():
+                torch.compiler.allow_in_graph(helper)  # AIG404
 
-        class Net(nn.Module):
-            def forward(self, x):
-                prepare()
-                return helper(x)
+            class Net(nn.Module):
+                def forward(self, x):
+                    prepare()
+                    return helper(x)
 
-        model = torch.compile(Net())
-        """,
+            model = torch.compile(Net())
+            """,
+            messages=(RegistersInCompiledRegion("torch.compiler.allow_in_graph", "prepare", compiled=15),),
+        ),
     )
     valid = (
         """

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import Target, TargetKind, Uncallable
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import RegistersNotCallable
 
 
@@ -54,24 +54,31 @@ class NotCallable(Rule):
     summary = "The registered value is a literal or otherwise not callable."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        SCALE = 2.0
-        torch.compiler.allow_in_graph(SCALE)  # AIG405
-        torch.compiler.allow_in_graph(None)  # AIG405
+            SCALE = 2.0
+            torch.compiler.allow_in_graph(SCALE)  # AIG405
+            torch.compiler.allow_in_graph(None)  # AIG405
 
-        class Ops:
-            @torch.compiler.allow_in_graph  # AIG405
-            @property
-            def value(self):
-                return 1
+            class Ops:
+                @torch.compiler.allow_in_graph  # AIG405
+                @property
+                def value(self):
+                    return 1
 
-            @torch.compiler.allow_in_graph  # AIG405
-            @staticmethod
-            def scale(x):
-                return x * 2
-        """,
+                @torch.compiler.allow_in_graph  # AIG405
+                @staticmethod
+                def scale(x):
+                    return x * 2
+            """,
+            messages=(
+                RegistersNotCallable(
+                    "torch.compiler.allow_in_graph", "Ops.value", "a property object, which is not callable"
+                ),
+            ),
+        ),
     )
     valid = (
         """

@@ -8,7 +8,7 @@ from typing import ClassVar
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form
 from checker.rules import _wording as words
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import MarkersConflict
 
 
@@ -58,23 +58,26 @@ class ConflictingMarkers(Rule):
     code = "AIG406"
     summary = "The registered function is also marked nonstrict_trace, leaf_function, disallow_in_graph or disable."
 
-    invalid: ClassVar[tuple[str, ...]] = (
-        """
-        import torch
-        from torch._dynamo import nonstrict_trace
+    invalid: ClassVar[tuple[str | Invalid, ...]] = (
+        Invalid(
+            """
+            import torch
+            from torch._dynamo import nonstrict_trace
 
-        def fused(x):
-            return x * 2
+            def fused(x):
+                return x * 2
 
-        torch.compiler.allow_in_graph(fused)  # AIG406
-        torch._dynamo.disallow_in_graph(fused)
+            torch.compiler.allow_in_graph(fused)  # AIG406
+            torch._dynamo.disallow_in_graph(fused)
 
-        @nonstrict_trace
-        def traced(x):
-            return x + 1
+            @nonstrict_trace
+            def traced(x):
+                return x + 1
 
-        torch._dynamo.allow_in_graph(traced)  # AIG406 AIG407
-        """,
+            torch._dynamo.allow_in_graph(traced)  # AIG406 AIG407
+            """,
+            messages=(MarkersConflict("torch._dynamo.allow_in_graph", "traced", "nonstrict_trace", marked=10),),
+        ),
     )
     valid = (
         """

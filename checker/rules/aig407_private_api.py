@@ -10,7 +10,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form
 from checker.facts.scopes.tree import BindingKind, Scope
-from checker.rules.base import Fix, Report, Rule, report
+from checker.rules.base import Fix, Invalid, Report, Rule, report
 from checker.spec.messages import UsesPrivateApi
 
 _PRIVATE = frozenset({"torch._dynamo.allow_in_graph", "torch._dynamo.decorators.allow_in_graph"})
@@ -70,17 +70,23 @@ class PrivateApi(Rule):
         """,
     )
     invalid = (
-        """
-        try:
-            from torch._dynamo import allow_in_graph as maybe_allow_in_graph  # AIG407
-        except ImportError:
-            def maybe_allow_in_graph(fn):
-                return fn
+        Invalid(
+            """
+            try:
+                from torch._dynamo import allow_in_graph as maybe_allow_in_graph  # AIG407
+            except ImportError:
+                def maybe_allow_in_graph(fn):
+                    return fn
 
-        import torch._dynamo as dynamo
+            import torch._dynamo as dynamo
 
-        register = dynamo.allow_in_graph  # AIG407
-        """,
+            register = dynamo.allow_in_graph  # AIG407
+            """,
+            messages=(
+                UsesPrivateApi(fixable=True),
+                UsesPrivateApi(fixable=False),
+            ),
+        ),
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:

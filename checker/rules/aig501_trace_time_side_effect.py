@@ -8,8 +8,8 @@ from checker.facts.captures.bodies import EventKind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
-from checker.rules.base import Report, Rule, report
-from checker.spec import messages
+from checker.rules.base import Invalid, Report, Rule, report
+from checker.spec.messages import Function, SideEffectAtTraceTime
 
 
 class TraceTimeSideEffect(Rule):
@@ -58,29 +58,34 @@ class TraceTimeSideEffect(Rule):
     summary = "print, logging, warnings, file I/O, global/nonlocal assignment or captured-state mutation in the body."
 
     invalid = (
-        """
-        import logging
-        import warnings
+        Invalid(
+            """
+            import logging
+            import warnings
 
-        import torch
+            import torch
 
-        from .utils import logging as hf_logging
+            from .utils import logging as hf_logging
 
-        log = logging.getLogger(__name__)
-        hub_log = hf_logging.get_logger(__name__)
-        SEEN = []
-        calls = 0
+            log = logging.getLogger(__name__)
+            hub_log = hf_logging.get_logger(__name__)
+            SEEN = []
+            calls = 0
 
-        @torch.compiler.allow_in_graph
-        def traced(x):
-            global calls
-            calls += 1  # AIG501 AIG302
-            SEEN.append(x.shape)  # AIG501 AIG302
-            log.debug("traced %s", x.shape)  # AIG501
-            hub_log.warning_once("slow path")  # AIG501
-            warnings.warn("slow path")  # AIG501
-            return x
-        """,
+            @torch.compiler.allow_in_graph
+            def traced(x):
+                global calls
+                calls += 1  # AIG501 AIG302
+                SEEN.append(x.shape)  # AIG501 AIG302
+                log.debug("traced %s", x.shape)  # AIG501
+                hub_log.warning_once("slow path")  # AIG501
+                warnings.warn("slow path")  # AIG501
+                return x
+            """,
+            messages=(
+                SideEffectAtTraceTime(Function("traced"), "changes captured 'SEEN' (calls its .append() method)"),
+            ),
+        ),
     )
     valid = (
         """
@@ -112,4 +117,4 @@ class TraceTimeSideEffect(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, event in events_of(facts, EventKind.SIDE_EFFECT):
-            yield report(event.node, messages.TraceTimeSideEffect(function, words.event(event)))
+            yield report(event.node, SideEffectAtTraceTime(function, words.event(event)))

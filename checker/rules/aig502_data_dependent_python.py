@@ -8,8 +8,8 @@ from checker.facts.captures.bodies import EventKind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
-from checker.rules.base import Report, Rule, report
-from checker.spec import messages
+from checker.rules.base import Invalid, Report, Rule, report
+from checker.spec.messages import DecidesOnData, Function
 
 
 class DataDependentPython(Rule):
@@ -56,21 +56,24 @@ class DataDependentPython(Rule):
     summary = "Python control flow on tensor values, bool(t), .item()/.tolist() of inputs in the body."
 
     invalid = (
-        """
-        import torch
+        Invalid(
+            """
+            import torch
 
-        @torch.compiler.allow_in_graph
-        def clip(x: torch.Tensor, limit):
-            while x.abs().max() > limit:  # AIG502
-                x = x / 2
-            assert bool(x.isfinite().all())  # AIG502
-            scale = x.norm().item()  # AIG502
-            return x * (2 if x.mean() > 0 else 1), scale  # AIG502
+            @torch.compiler.allow_in_graph
+            def clip(x: torch.Tensor, limit):
+                while x.abs().max() > limit:  # AIG502
+                    x = x / 2
+                assert bool(x.isfinite().all())  # AIG502
+                scale = x.norm().item()  # AIG502
+                return x * (2 if x.mean() > 0 else 1), scale  # AIG502
 
-        @torch.compiler.allow_in_graph
-        def total(x: torch.Tensor):
-            return x * 2, float(x.sum()), int(x)  # AIG502 AIG502
-        """,
+            @torch.compiler.allow_in_graph
+            def total(x: torch.Tensor):
+                return x * 2, float(x.sum()), int(x)  # AIG502 AIG502
+            """,
+            messages=(DecidesOnData(Function("clip"), "converts a tensor to a Python bool with bool(...)"),),
+        ),
     )
     valid = (
         """
@@ -86,4 +89,4 @@ class DataDependentPython(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, event in events_of(facts, EventKind.DATA_DEPENDENT):
-            yield report(event.node, messages.DecidesOnData(function, words.event(event)))
+            yield report(event.node, DecidesOnData(function, words.event(event)))

@@ -8,8 +8,8 @@ from checker.facts.captures.bodies import EventKind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
-from checker.rules.base import Report, Rule, report
-from checker.spec import messages
+from checker.rules.base import Invalid, Report, Rule, report
+from checker.spec.messages import Function, ReadsHostMemory
 
 
 class NeedsCustomOp(Rule):
@@ -58,20 +58,23 @@ class NeedsCustomOp(Rule):
     summary = ".numpy(), .data_ptr(), numpy/scipy/cupy/ctypes calls on tensors: use torch.library.custom_op."
 
     invalid = (
-        """
-        import ctypes
+        Invalid(
+            """
+            import ctypes
 
-        import scipy.special
-        import torch
+            import scipy.special
+            import torch
 
-        @torch.compiler.allow_in_graph
-        def kernel(x: torch.Tensor, out: torch.Tensor):
-            lib = ctypes.CDLL("libkernel.so")
-            lib.run(ctypes.c_void_p(x.data_ptr()), out.data_ptr())  # AIG503 AIG503
-            return torch.as_tensor(scipy.special.erf(x))  # AIG503
-        """,
+            @torch.compiler.allow_in_graph
+            def kernel(x: torch.Tensor, out: torch.Tensor):
+                lib = ctypes.CDLL("libkernel.so")
+                lib.run(ctypes.c_void_p(x.data_ptr()), out.data_ptr())  # AIG503 AIG503
+                return torch.as_tensor(scipy.special.erf(x))  # AIG503
+            """,
+            messages=(ReadsHostMemory(Function("kernel"), "calls scipy.special.erf() on a tensor"),),
+        ),
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for function, event in events_of(facts, EventKind.HOST_ACCESS):
-            yield report(event.node, messages.ReadsHostMemory(function, words.event(event)))
+            yield report(event.node, ReadsHostMemory(function, words.event(event)))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.rules.base import Report, Rule
+from checker.rules.base import Invalid, Report, Rule
+from checker.spec.messages import NotAnalysed
 
 
 class ParseError(Rule):
@@ -53,6 +54,19 @@ class ParseError(Rule):
 
     code = "AIG900"
     summary = "The file cannot be read or parsed; the run goes on."
+
+    invalid = (
+        Invalid(
+            """
+            import torch
+
+            @torch.compiler.allow_in_graph
+            def scale(x):
+                return x ** * 2  # AIG900
+            """,
+            messages=(NotAnalysed("syntax error: invalid syntax"),),
+        ),
+    )
 
     def check(self, facts: object) -> Iterator[Report]:
         # The engine reports AIG900 itself, before any facts exist.

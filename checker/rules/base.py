@@ -3,7 +3,9 @@
 A rule's docstring is its documentation (``--explain``, the README table). Its
 ``## Example`` and ``## Use instead`` code blocks are run by the test suite, as are
 the extra ``invalid`` and ``valid`` examples: an invalid example marks each line
-where a finding is expected with a trailing ``# AIGnnn`` comment.
+where a finding is expected with a trailing ``# AIGnnn`` comment, and an
+:class:`Invalid` states the messages some of those findings must carry, as Fixit's
+``expected_message`` does.
 """
 
 from __future__ import annotations
@@ -85,6 +87,18 @@ def _numbered(value: object, line_of: Callable[[cst.CSTNode], int]) -> object:
     return value
 
 
+@dataclass(frozen=True)
+class Invalid:
+    """An invalid example that pins messages: ``source`` marks its lines as a plain
+    example does, and each of ``messages`` must be the message of one of its findings.
+
+    ``Invalid(source, messages=(ReadsCapturedTensor(Function("f"), "tensor", "W", "the module scope", bound=3),))``
+    """
+
+    source: str
+    messages: tuple[Message, ...]
+
+
 class Rule:
     """Base class of every rule. Subclasses set ``code``, ``summary`` and ``check``; the
     name, severity and default come from the code table, :mod:`checker.spec.catalog`."""
@@ -98,7 +112,7 @@ class Rule:
     #: Whether its reports can carry a ``Fix``.
     fixable: ClassVar[bool] = False
     #: Extra examples beyond the docstring's, run as tests.
-    invalid: ClassVar[tuple[str, ...]] = ()
+    invalid: ClassVar[tuple[str | Invalid, ...]] = ()
     valid: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -131,8 +145,19 @@ class Rule:
 
     @classmethod
     def all_examples(cls) -> tuple[list[str], list[str]]:
+        """The (invalid, valid) sources of the docstring's examples and the extra ones."""
         invalid, valid = cls.doc_examples()
-        return invalid + [inspect.cleandoc(s) for s in cls.invalid], valid + [inspect.cleandoc(s) for s in cls.valid]
+        extra = [inspect.cleandoc(_source(example)) for example in cls.invalid]
+        return invalid + extra, valid + [inspect.cleandoc(s) for s in cls.valid]
+
+    @classmethod
+    def pinned(cls) -> list[tuple[str, tuple[Message, ...]]]:
+        """(source, the messages its findings must include) of each :class:`Invalid` example."""
+        return [(inspect.cleandoc(ex.source), ex.messages) for ex in cls.invalid if isinstance(ex, Invalid)]
+
+
+def _source(example: str | Invalid) -> str:
+    return example.source if isinstance(example, Invalid) else example
 
 
 _SECTION = re.compile(r"^## (.+)$", re.MULTILINE)

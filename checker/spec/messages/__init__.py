@@ -28,7 +28,7 @@ from checker.spec.messages.bodies import (
     DecidesOnData,
     NotAnalysed,
     ReadsHostMemory,
-    TraceTimeSideEffect,
+    SideEffectAtTraceTime,
 )
 from checker.spec.messages.captures import (
     DefaultIsMutable,
@@ -94,7 +94,7 @@ __all__ = [
     "ReturnsBakedNumber",
     "ReturnsUnproxyable",
     "ReturnsUntraceableSubclass",
-    "TraceTimeSideEffect",
+    "SideEffectAtTraceTime",
     "UsesPrivateApi",
     "bound",
     "cite",

@@ -9,7 +9,7 @@ from checker.spec.messages.base import Function, Message
 
 
 @dataclass(frozen=True)
-class TraceTimeSideEffect(Message):
+class SideEffectAtTraceTime(Message):
     """AIG501: ``function`` does ``does`` (``calls print()``) inside a registered function."""
 
     code = "AIG501"
