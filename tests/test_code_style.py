@@ -280,7 +280,7 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     "benchmarks/runtime_guard_overhead.py": ("runtime_guard.registry",),  # spends TRACED_EAGER_CALLS first
     "tests/checker/facts/test_captures.py": ("checker.rules._wording",),  # captures shown as rules word them
     "tests/checker/test_baseline.py": ("checker.command.baseline",),
-    # The links a file's check finds (Outcome.links): the front door returns reports only.
+    # The links a file's check finds (LinkedReport.links): the front door returns reports only.
     "tests/checker/test_cross_module_captures.py": ("checker.passes.engine",),
     "tests/checker/test_discovery.py": ("checker.reading.discovery",),
     "tests/checker/test_docs.py": ("checker.output.docs",),

@@ -38,7 +38,7 @@ from typing import TypeVar
 
 import checker
 from checker.output.atomic import Folder, open_folder
-from checker.passes.engine import FileReport, Outcome
+from checker.passes.engine import FileReport, LinkedReport
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.packages import project_files, tree_digest
 from checker.reading.source import bytes_or_none, file_digest
@@ -117,7 +117,7 @@ class Cache:
         except OSError:
             return False
 
-    def get(self, key: str) -> Outcome | None:
+    def get(self, key: str) -> LinkedReport | None:
         try:
             with self._entries(key, create=False) as folder:
                 data = folder.read(f"{key}.json", MAX_ENTRY_BYTES)
@@ -130,7 +130,7 @@ class Cache:
             self.hits += 1
         return outcome
 
-    def put(self, key: str, outcome: Outcome) -> None:
+    def put(self, key: str, outcome: LinkedReport) -> None:
         if outcome.report.internal_error is not None:
             return  # a crash is not a result worth keeping
         try:
@@ -165,7 +165,7 @@ class Cache:
 
     # -- entries ----------------------------------------------------------------------
 
-    def _encode(self, outcome: Outcome, key: str) -> dict[str, object]:
+    def _encode(self, outcome: LinkedReport, key: str) -> dict[str, object]:
         report, links = outcome.report, outcome.links
         return {
             "key": key,
@@ -181,7 +181,7 @@ class Cache:
             "registered": list(links.registered),
         }
 
-    def _decode(self, stored: object, key: str) -> Outcome | None:
+    def _decode(self, stored: object, key: str) -> LinkedReport | None:
         """The outcome an entry holds, or None when a file it depends on changed;
         ``ValueError`` (or another error) for an entry that is not one this checker wrote."""
         if not isinstance(stored, dict) or stored.get("key") != key:
@@ -207,7 +207,7 @@ class Cache:
             ),
             registered=tuple(_text(name) for name in _items(stored["registered"])),
         )
-        return Outcome(report, links)
+        return LinkedReport(report, links)
 
     def _absolute(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.real_root, path))

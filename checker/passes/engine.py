@@ -90,8 +90,11 @@ class FileReport:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """The report of one file, and what it found about the rest of the project."""
+class LinkedReport:
+    """The report of one file, linked to the rest of the project: the aliases it exports,
+    the registrations it hands to other files, the files its result depends on. The
+    engine gives it to the session (:mod:`checker.passes.session`), which reads the links
+    for its passes across modules and hands on only the report."""
 
     report: FileReport
     links: Links = Links()
@@ -118,14 +121,14 @@ def analyse_path(
     fix: bool = False,
     unused_noqa: bool = False,
     index: Project | None = None,
-) -> Outcome:
+) -> LinkedReport:
     """Check one file on disk; unreadable files become AIG900."""
     shown = display_path or str(path)
     candidate = read_candidate(path)
     if candidate is None:
-        return Outcome(FileReport(shown))
+        return LinkedReport(FileReport(shown))
     if isinstance(candidate, Unanalysable):
-        return Outcome(unanalysable(shown, _codes(rules), candidate))
+        return LinkedReport(unanalysable(shown, _codes(rules), candidate))
     return analyse_source(candidate, shown, rules, fix=fix, unused_noqa=unused_noqa, index=index)
 
 
@@ -156,7 +159,7 @@ def analyse_source(
     prefilter: Prefilter = API_ONLY,
     elsewhere: Sequence[Elsewhere] = (),
     index: Project | None = None,
-) -> Outcome:
+) -> LinkedReport:
     """Check the bytes of one Python file, shown as ``path`` in findings.
 
     With ``fix``, findings whose rule offers a fix are fixed instead of reported, and
@@ -166,16 +169,16 @@ def analyse_source(
     ``index``: the project's other modules (one is made for this file when None).
     """
     if not prefilter.matches(data):
-        return Outcome(FileReport(path))
+        return LinkedReport(FileReport(path))
     if len(data) > MAX_FILE_BYTES:
-        return Outcome(unanalysable(path, _codes(rules), too_large(len(data))))
+        return LinkedReport(unanalysable(path, _codes(rules), too_large(len(data))))
     lossy = False
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         lenient = decode_leniently(data)  # CPython may run it all the same: bad bytes in a comment
         if lenient is None:
-            return Outcome(unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}")))
+            return LinkedReport(unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}")))
         text, lossy = lenient, True
     try:
         digest = hashlib.sha256(data).hexdigest()
@@ -183,11 +186,11 @@ def analyse_source(
         fixing = fix and not lossy  # fixed code of replaced bytes would not be the file's
         outcome = _check_text(text, path, rules, modules, fixing, unused_noqa, digest, prefilter, tuple(elsewhere))
     except RecursionError:
-        return Outcome(unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse")))
+        return LinkedReport(unanalysable(path, _codes(rules), Unanalysable("the file is nested too deeply to analyse")))
     except MemoryError:
         raise  # the process's budget, not a bug: its caller knows the budget and says so
     except Exception:  # noqa: BLE001 - a checker bug must not stop the run
-        return Outcome(FileReport(path, internal_error=traceback.format_exc()))
+        return LinkedReport(FileReport(path, internal_error=traceback.format_exc()))
     if outcome.report.fixed_source is None:
         return outcome
     return replace(outcome, report=replace(outcome.report, encoding=source_encoding(data), fixed_from=digest))
@@ -203,7 +206,7 @@ def _check_text(
     digest: str = "",
     prefilter: Prefilter = API_ONLY,
     elsewhere: tuple[Elsewhere, ...] = (),
-) -> Outcome:
+) -> LinkedReport:
     from checker.facts.module import ModuleFacts  # imported lazily: most files never get here
     from checker.output.fixes import apply_fixes
     from checker.reading.libcst_text import for_libcst, parse_for_libcst
@@ -211,9 +214,9 @@ def _check_text(
 
     gate = python_gate(text)
     if gate.refused is not None:
-        return Outcome(unanalysable(path, _codes(rules), gate.refused))
+        return LinkedReport(unanalysable(path, _codes(rules), gate.refused))
     if gate.tree is not None and not unused_noqa and not may_register(gate.tree, text, prefilter):
-        return Outcome(FileReport(path))  # the API is only talked about (comments, docstrings, messages)
+        return LinkedReport(FileReport(path))  # the API is only talked about (comments, docstrings, messages)
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
     # (Nor when fixing: the fixed code must be of the very text parsed here.)
     facts = modules.parsed(path, digest) if digest and not (elsewhere or fix) else None
@@ -222,7 +225,7 @@ def _check_text(
     if facts is None:
         parsed = parse_for_libcst(text, prepared, gate)
         if isinstance(parsed, Unanalysable):
-            return Outcome(unanalysable(path, _codes(rules), parsed))
+            return LinkedReport(unanalysable(path, _codes(rules), parsed))
         module, prepared = parsed
         facts = ModuleFacts(module, path, index=modules, elsewhere=elsewhere)
         if not elsewhere:
@@ -235,7 +238,7 @@ def _check_text(
     dependencies = tuple(sorted(modules.dependencies(path).items()))
     registered = facts.registered_functions
     if not raw and not handing and not unused_noqa:
-        return Outcome(FileReport(path, parsed=True), Links(exports, dependencies, registered=registered))
+        return LinkedReport(FileReport(path, parsed=True), Links(exports, dependencies, registered=registered))
     sites = [handoff.registration.site for handoff in handing]
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)] + sites)
     handoffs = tuple(
@@ -280,7 +283,7 @@ def _check_text(
         fixed=len(fixes),
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
     )
-    return Outcome(file_report, Links(exports, dependencies, handoffs, registered))
+    return LinkedReport(file_report, Links(exports, dependencies, handoffs, registered))
 
 
 def _codes(rules: Iterable[Rule]) -> set[str]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from checker.passes.cache import Cache
 from checker.passes.containment import DEFAULT_LIMITS, Alone, Limits
-from checker.passes.engine import FileReport, Outcome, analyse_source, import_analysis, new_index, unanalysable
+from checker.passes.engine import FileReport, LinkedReport, analyse_source, import_analysis, new_index, unanalysable
 from checker.passes.pool import Pool, WorkerDied
 from checker.reading.discovery import DiscoveryProblem, Source
 from checker.reading.source import API_ONLY, Prefilter, Unanalysable, read_candidate
@@ -160,8 +160,8 @@ class Workers:
         self.registered = registered
         self.limits = limits
         self.forker = forker
-        self._pool: Pool[tuple[bytes, Job, Options | _Lean], Outcome] | None = None
-        self._alone: Alone[tuple[bytes, Job, Options | _Lean], Outcome] | None = None
+        self._pool: Pool[tuple[bytes, Job, Options | _Lean], LinkedReport] | None = None
+        self._alone: Alone[tuple[bytes, Job, Options | _Lean], LinkedReport] | None = None
         #: Two passes may share the workers from two threads (see ``checker.passes.session``).
         self._lock = threading.RLock()
 
@@ -179,14 +179,14 @@ class Workers:
                 spawn = self.forker.fork if self.forker is not None else None
                 self._pool = Pool(count, start, _work_in_worker, spawn)
 
-    def submit(self, work: tuple[bytes, Job, Options], urgent: bool = False) -> Future[Outcome]:
+    def submit(self, work: tuple[bytes, Job, Options], urgent: bool = False) -> Future[LinkedReport]:
         """The future outcome of ``work`` on a worker of the pool (started if need be)."""
         self.start()
         assert self._pool is not None
         data, job, options = work
         return self._pool.submit((data, job, _lean(options, self.registered)), urgent=urgent)
 
-    def alone(self, work: tuple[bytes, Job, Options]) -> Outcome:
+    def alone(self, work: tuple[bytes, Job, Options]) -> LinkedReport:
         """Check one file in a process of its own: how a file a dead worker had is retried."""
         with self._lock:
             if self._alone is None:
@@ -194,7 +194,7 @@ class Workers:
             data, job, options = work
             answer = self._alone.run((data, job, _lean(options, self.registered)))
         if isinstance(answer, Unanalysable):
-            return Outcome(unanalysable(job.display, job.codes, answer))
+            return LinkedReport(unanalysable(job.display, job.codes, answer))
         return answer
 
     def close(self) -> None:
@@ -214,7 +214,7 @@ def check_outcomes(
     progress: Callable[[int, int], None] | None = None,
     index: Callable[[], Project] | None = None,
     workers: Workers | None = None,
-) -> Iterator[Outcome]:
+) -> Iterator[LinkedReport]:
     """One outcome per job, in order. Files checked in this process read the project
     through the index that ``index()`` gives (a new one when None), asked only when a
     file is parsed here; each worker process keeps its own. ``workers``: processes the
@@ -224,7 +224,7 @@ def check_outcomes(
     pipeline = _Pipeline(options, cache, index or _own_index(), pool, len(jobs))
     done = 0
 
-    def reported(outcome: Outcome) -> Outcome:
+    def reported(outcome: LinkedReport) -> LinkedReport:
         nonlocal done
         done += 1
         if progress is not None:
@@ -267,7 +267,7 @@ class _Pipeline:
 
     def add(self, job: Job) -> None:
         found = _answer_without_parsing(job, self.options, self.cache)
-        if isinstance(found, Outcome):
+        if isinstance(found, LinkedReport):
             self.slots.append(_Slot(outcome=found))
             return
         data, key = found
@@ -299,7 +299,7 @@ class _Pipeline:
             self._start_workers()
         self.held = []
 
-    def ready(self, block: bool) -> Iterator[Outcome]:
+    def ready(self, block: bool) -> Iterator[LinkedReport]:
         """Outcomes of the oldest files that are done (waiting for the oldest when ``block``)."""
         while self.slots:
             slot = self.slots[0]
@@ -314,7 +314,7 @@ class _Pipeline:
                 self.cache.put(slot.key, outcome)
             yield outcome
 
-    def _retry(self, slot: _Slot) -> Outcome:
+    def _retry(self, slot: _Slot) -> LinkedReport:
         """The outcome of a file whose worker died on it (it crashed the parser or overran
         a budget, or the worker was killed): the file is checked again, alone."""
         assert slot.work is not None
@@ -330,7 +330,7 @@ class _Pipeline:
 class _Slot:
     def __init__(
         self,
-        outcome: Outcome | None = None,
+        outcome: LinkedReport | None = None,
         work: tuple[bytes, Job, Options] | None = None,
         key: str = "",
     ) -> None:
@@ -338,7 +338,7 @@ class _Slot:
         self.work = work
         self.key = key
         self.parses = outcome is None
-        self.future: Future[Outcome] | None = None
+        self.future: Future[LinkedReport] | None = None
 
     def send(self, workers: Workers) -> None:
         assert self.work is not None
@@ -348,7 +348,7 @@ class _Slot:
     def done(self) -> bool:
         return self.outcome is not None or (self.future is not None and self.future.done())
 
-    def result(self, index: Callable[[], Project], retry: Callable[[_Slot], Outcome]) -> Outcome:
+    def result(self, index: Callable[[], Project], retry: Callable[[_Slot], LinkedReport]) -> LinkedReport:
         """The outcome, checked here with ``index()`` if no worker has it, or by ``retry``
         if the worker that had it died."""
         if self.outcome is None:
@@ -364,14 +364,14 @@ class _Slot:
         return self.outcome
 
 
-def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> Outcome | tuple[bytes, str]:
+def _answer_without_parsing(job: Job, options: Options, cache: Cache | None) -> LinkedReport | tuple[bytes, str]:
     """An outcome when the file needs no parsing (or the cache has it), else its bytes and cache key."""
     prefilter = job.prefilter(options)
     candidate = read_candidate(Path(job.path), prefilter)
     if candidate is None:
-        return Outcome(FileReport(job.display))
+        return LinkedReport(FileReport(job.display))
     if isinstance(candidate, Unanalysable):
-        return Outcome(unanalysable(job.display, job.codes, candidate))
+        return LinkedReport(unanalysable(job.display, job.codes, candidate))
     if cache is None or not options.cacheable:
         return candidate, ""
     registered = [repr(registration) for registration in job.elsewhere]
@@ -443,7 +443,7 @@ def _start_worker(registered: tuple[str, ...], limits: Limits) -> None:
     _worker_names = registered
 
 
-def _work_in_worker(item: tuple[bytes, Job, Options | _Lean]) -> Outcome:
+def _work_in_worker(item: tuple[bytes, Job, Options | _Lean]) -> LinkedReport:
     assert _worker_index is not None, "a worker starts with _start_worker"
     data, job, sent = item
     options = _whole(sent)
@@ -451,15 +451,15 @@ def _work_in_worker(item: tuple[bytes, Job, Options | _Lean]) -> Outcome:
         try:
             return _work((data, job, options), _worker_index)
         except MemoryError:
-            return Outcome(unanalysable(job.display, job.codes, options.limits.over_memory()))
+            return LinkedReport(unanalysable(job.display, job.codes, options.limits.over_memory()))
 
 
-def check_one(data: bytes, job: Job, options: Options, index: Project) -> Outcome:
+def check_one(data: bytes, job: Job, options: Options, index: Project) -> LinkedReport:
     """The outcome of one file's bytes, checked in this process (``job``'s path is not read)."""
     return _work((data, job, options), index)
 
 
-def _work(item: tuple[bytes, Job, Options], index: Project) -> Outcome:
+def _work(item: tuple[bytes, Job, Options], index: Project) -> LinkedReport:
     data, job, options = item
     return analyse_source(
         data,

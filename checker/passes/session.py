@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from checker.index.outlines import Outlines
 from checker.index.reverse_scan import may_register_from, registered_in, text_registrations
 from checker.passes.cache import Cache
-from checker.passes.engine import FileReport, Outcome, new_index
+from checker.passes.engine import FileReport, LinkedReport, new_index
 from checker.passes.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.packages import import_name, project_files, project_root
@@ -151,7 +151,7 @@ class Session:
         ]
         return tuple(dict.fromkeys(found))
 
-    def _registering(self, named: Sequence[str], checked: Sequence[Job], job_for: JobFor) -> list[Outcome]:
+    def _registering(self, named: Sequence[str], checked: Sequence[Job], job_for: JobFor) -> list[LinkedReport]:
         """The outcomes of the files of the named files' projects that could register their
         defs, other than the checked ones."""
         done = {os.path.abspath(job.path) for job in checked}
@@ -235,7 +235,7 @@ class Session:
 
     def _check_mentioning(
         self, wanted: dict[str, set[Path]], needles: tuple[bytes, ...], options: Options, job_for: JobFor
-    ) -> list[Outcome]:
+    ) -> list[LinkedReport]:
         real = {module: module.resolve() for modules in wanted.values() for module in modules}  # once each
         jobs = [
             job
@@ -244,10 +244,10 @@ class Session:
         ]
         return self._again(jobs, options) if jobs else []
 
-    def _again(self, jobs: Sequence[Job], options: Options) -> list[Outcome]:
+    def _again(self, jobs: Sequence[Job], options: Options) -> list[LinkedReport]:
         return list(check_outcomes(jobs, options, self.cache, index=lambda: self.index, workers=self._workers))
 
-    def _widen_for_aliases(self, jobs: list[Job], outcomes: list[Outcome]) -> None:
+    def _widen_for_aliases(self, jobs: list[Job], outcomes: list[LinkedReport]) -> None:
         """Check again the skipped files that mention an alias the first pass found, or
         import a function it found registered that the text scan before it did not."""
         aliases = sorted(
@@ -271,9 +271,9 @@ class Session:
 
     def _hand_off(
         self,
-        outcomes: list[Outcome],
+        outcomes: list[LinkedReport],
         targets: _Targets,
-        registering: Sequence[Outcome] = (),
+        registering: Sequence[LinkedReport] = (),
         early: _EarlyHandoffs | None = None,
     ) -> None:
         """Check again the files whose defs and classes other files register, with those
@@ -291,7 +291,7 @@ class Session:
             if i is None:
                 continue
             if len(outcomes) < len(jobs):  # a file that was not checked
-                outcomes.append(Outcome(FileReport(jobs[i].display)))
+                outcomes.append(LinkedReport(FileReport(jobs[i].display)))
             again.append((i, replace(jobs[i], elsewhere=tuple(registrations))))
         begun = early.taken([job for _, job in again]) if early is not None else {}
         rest = [job for _, job in again if job not in begun]
@@ -300,7 +300,7 @@ class Session:
             outcomes[i] = begun[job] if job in begun else done[job]
 
 
-def _handoffs(outcomes: Iterable[Outcome]) -> dict[str, list[Elsewhere]]:
+def _handoffs(outcomes: Iterable[LinkedReport]) -> dict[str, list[Elsewhere]]:
     """The registrations the outcomes hand to each defining file, in the order found."""
     wanted: dict[str, dict[Elsewhere, None]] = {}
     for outcome in outcomes:
@@ -308,7 +308,7 @@ def _handoffs(outcomes: Iterable[Outcome]) -> dict[str, list[Elsewhere]]:
     return {path: list(registrations) for path, registrations in wanted.items()}
 
 
-def _gather(wanted: dict[str, dict[Elsewhere, None]], outcome: Outcome) -> None:
+def _gather(wanted: dict[str, dict[Elsewhere, None]], outcome: LinkedReport) -> None:
     """Add the registrations ``outcome`` hands over to ``wanted`` (path -> registrations, in
     the order found: a dict keeps each once without comparing it with every other)."""
     for path, registration in outcome.links.handoffs:
@@ -363,13 +363,13 @@ class _EarlyHandoffs:
     check only where it is exactly the job the full pass asks for (a later file may add
     registrations; the file is then checked again)."""
 
-    def __init__(self, targets: _Targets, begin: Callable[[list[Job]], Future[list[Outcome]]] | None) -> None:
+    def __init__(self, targets: _Targets, begin: Callable[[list[Job]], Future[list[LinkedReport]]] | None) -> None:
         self.targets = targets
         self.begin = begin
         self._wanted: dict[str, dict[Elsewhere, None]] = {}
-        self._begun: dict[Job, Future[list[Outcome]]] = {}
+        self._begun: dict[Job, Future[list[LinkedReport]]] = {}
 
-    def note(self, outcome: Outcome) -> None:
+    def note(self, outcome: LinkedReport) -> None:
         if self.begin is None or not outcome.links.handoffs:
             return
         _gather(self._wanted, outcome)
@@ -380,7 +380,7 @@ class _EarlyHandoffs:
                 if job not in self._begun:
                     self._begun[job] = self.begin([job])
 
-    def taken(self, jobs: Sequence[Job]) -> dict[Job, Outcome]:
+    def taken(self, jobs: Sequence[Job]) -> dict[Job, LinkedReport]:
         """The outcomes of those of ``jobs`` begun early."""
         return {job: self._begun[job].result()[0] for job in jobs if job in self._begun}
 

@@ -23,7 +23,7 @@ from checker.output import report as report_module
 from checker.output.reporters import REPORTERS
 from checker.passes import engine
 from checker.passes import session as session_module
-from checker.passes.engine import FileReport, Outcome
+from checker.passes.engine import FileReport, LinkedReport
 from checker.rules import ALL_RULES, PLANNED
 from checker.spec import catalog
 from checker.spec.findings import Finding, Severity
@@ -80,7 +80,7 @@ class TestExitStatus:
         monkeypatch.setattr(
             session_module,
             "check_outcomes",
-            lambda jobs, *_, **__: (Outcome(FileReport(job.display, (found,))) for job in jobs),
+            lambda jobs, *_, **__: (LinkedReport(FileReport(job.display, (found,))) for job in jobs),
         )
         status, out, _ = run(capsys, "pkg/clean.py")
         assert status == expected
@@ -429,7 +429,7 @@ class TestExitStatusOptions:
         monkeypatch.setattr(
             session_module,
             "check_outcomes",
-            lambda jobs, *_, **__: (Outcome(FileReport(job.display, internal_error="boom")) for job in jobs),
+            lambda jobs, *_, **__: (LinkedReport(FileReport(job.display, internal_error="boom")) for job in jobs),
         )
         assert run(capsys, "--exit-zero", "m.py")[0] == 2
 
@@ -700,7 +700,7 @@ class TestBaseline:
         monkeypatch.setattr(
             session_module,
             "check_outcomes",
-            lambda jobs, *_, **__: (Outcome(FileReport(job.display, internal_error="boom")) for job in jobs),
+            lambda jobs, *_, **__: (LinkedReport(FileReport(job.display, internal_error="boom")) for job in jobs),
         )
         assert run(capsys, "--write-baseline", "b.json", "m.py")[0] == 2
         assert not (sample / "b.json").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from projects import assert_marked, run, write
 
-from checker.passes.engine import Outcome
+from checker.passes.engine import LinkedReport
 from checker.passes.schedule import Job
 from checker.passes.session import _EarlyHandoffs
 from checker.spec.findings import Finding
@@ -156,7 +156,7 @@ def test_registrations_split_over_files_begun_early_are_all_judged(
     taken: list[int] = []
     real_taken = _EarlyHandoffs.taken
 
-    def counting(self: _EarlyHandoffs, jobs: Sequence[Job]) -> dict[Job, Outcome]:
+    def counting(self: _EarlyHandoffs, jobs: Sequence[Job]) -> dict[Job, LinkedReport]:
         found = real_taken(self, jobs)
         taken.append(len(found))
         return found

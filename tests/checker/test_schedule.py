@@ -12,7 +12,7 @@ import pytest
 
 from checker.command import cli
 from checker.passes.cache import Cache
-from checker.passes.engine import Outcome
+from checker.passes.engine import LinkedReport
 from checker.passes.schedule import Job, Options, check_files
 from checker.rules import ALL_RULES
 
@@ -84,7 +84,9 @@ def test_racing_writers_never_leave_a_torn_entry(tree: Path, tmp_path_factory: p
     cache = Cache(tmp_path_factory.mktemp("cache"))
     (report,) = [r for r in check_files(jobs(tree)[:1], Options())]
     key = "ab" * 32
-    threads = [threading.Thread(target=lambda: [cache.put(key, Outcome(report)) for _ in range(50)]) for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: [cache.put(key, LinkedReport(report)) for _ in range(50)]) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

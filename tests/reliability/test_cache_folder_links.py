@@ -15,7 +15,7 @@ from processes import in_process
 from projects import write
 
 from checker.passes.cache import CACHE_DIR_NAME, Cache
-from checker.passes.engine import FileReport, Outcome
+from checker.passes.engine import FileReport, LinkedReport
 from checker.spec.findings import Finding, Severity
 
 CAPTURES = "import torch\n\nW = torch.ones(4)\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return x * W\n"
@@ -111,7 +111,7 @@ def test_a_cache_dir_named_on_the_command_line_may_be_a_link(tree: Path) -> None
 
 
 FINDING = Finding("m.py", 7, 16, 7, 17, "AIG301", "captured-tensor", Severity.ERROR, "reads W", "0" * 32)
-OUTCOME = Outcome(FileReport("m.py", (FINDING,), parsed=True))
+OUTCOME = LinkedReport(FileReport("m.py", (FINDING,), parsed=True))
 
 
 class TestReads:
