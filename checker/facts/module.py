@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from functools import cached_property
 from typing import Protocol
 
@@ -41,7 +41,7 @@ class ImportedRegistrations(Protocol):
 
     #: The names of the functions the project registers (a registration of another
     #: module's function is asked about only for these).
-    registered_names: frozenset[str]
+    registered_names: Container[str]
 
     def registered_target(self, importer: str, qualified: str) -> Target | None:
         """The honoured registration, in the project module that defines it, of the function

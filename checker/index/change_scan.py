@@ -23,6 +23,7 @@ from pathlib import Path
 
 from checker.facts.scopes.tree import MUTATING_METHODS
 from checker.index.change_walk import Exposed, Found, Resolve, changes
+from checker.reading.exhaustive import exhaustive
 from checker.reading.mentions import top_level
 from checker.reading.packages import import_name, module_file, project_files, project_root, tree_digest
 from checker.reading.source import WORDS, bytes_or_none, decode_source, python_gate
@@ -78,7 +79,7 @@ class ChangeScans:
             mine = named == str(module)
             if mine and not own:
                 continue
-            if not mine and not prefilter.may_change(data):
+            if not mine and not prefilter.may_change(data) and not exhaustive():
                 continue
             path = Path(named)
             if path not in exposed:
@@ -134,8 +135,8 @@ class _Texts:
     ) -> Iterable[tuple[str, bytes]]:
         """The files (real path, bytes) that may spell one of ``names`` and one of
         ``alongside`` as whole words, in order, and ``also`` (the caller still tests each
-        text: a file that does not may be among them)."""
-        words = self._index([*names, *alongside])
+        text: a file that does not may be among them). Every file, under the exhaustive switch."""
+        words = self._index([*names, *alongside]) if not exhaustive() else None
         if words is None:
             return zip(self.paths, self.datas, strict=True)
         positions = {position for name in names for position in words.get(name, ())}
@@ -177,9 +178,13 @@ def _reexports(files: _Texts, module: Path, name: str) -> tuple[dict[Path, set[s
         needles = (bound.encode(), import_name(source).encode(errors="surrogateescape"))
         line = _from_import_line(import_name(source), bound, bare_relative=package)
         for named, data in files.spelling(needles[:1], [needles[1], *([b"from"] if package else [])]):
-            if named == str(source) or needles[0] not in data:
+            if named == str(source):
                 continue
-            if not (needles[1] in data or package and b"from ." in data) or not line.search(data):
+            if not exhaustive() and (
+                needles[0] not in data
+                or not (needles[1] in data or package and b"from ." in data)
+                or not line.search(data)
+            ):
                 continue
             path = Path(named)
             tree = _parsed(data)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from checker.facts.captures.changes import ChangeKind
 from checker.facts.scopes.tree import Declaration, Mutation, MutationKind, is_mutating_method
-from checker.reading.mentions import dotted_name
+from checker.reading.forms import is_main_guard
+from checker.reading.mentions import comparison_of, dotted_name
 
 #: ``try``/``except`` statements (``except*`` from Python 3.11).
 TRY_STATEMENTS = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -91,7 +92,7 @@ class _Scan:
         elif isinstance(node, ast.ClassDef):
             self.expressions([*node.decorator_list, *node.bases], function)
             self.body(node.body, function)
-        elif isinstance(node, ast.If) and function is None and _is_main_guard(node.test):
+        elif isinstance(node, ast.If) and function is None and is_main_guard(comparison_of(node.test)):
             self.later += 1
             self.in_main = True
             self.body(node.body, function)
@@ -258,17 +259,6 @@ class _Scan:
         if dotted not in self._resolved:
             self._resolved[dotted] = self.module_of(dotted)
         return self._resolved[dotted]
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either way round; brackets and implicit concatenation are
-    gone from the tree): the full tier's ``scope_statements._is_main_guard`` answers alike,
-    held to one table of cases by ``tests/checker/test_main_guard_spellings.py``."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    sides = [test.left, test.comparators[0]]
-    named = any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
-    return named and any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides)
 
 
 def _declares_global(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:

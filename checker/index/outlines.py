@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.reading.exhaustive import exhaustive
+from checker.reading.forms import names_registrar
 from checker.reading.mentions import (
     global_names,
     lines_spelling,
     names_the_api,
     nodes_on_lines,
     non_registrar_names,
+    registered_arguments,
     top_level,
     value_names,
 )
@@ -75,9 +78,8 @@ def outline(path: Path) -> Outline:
     passed: set[str] = set()
     for node in nodes_on_lines(tree, lines_spelling(text, [PREFILTER.decode()]) if mentions else []):
         api = api or names_the_api(node)
-        if isinstance(node, ast.Call) and _names_the_api(node.func) and node.args:
-            if isinstance(node.args[0], ast.Name):
-                passed.add(node.args[0].id)
+        if isinstance(node, ast.Call) and _names_the_api(node.func):
+            passed.update(argument.id for argument in registered_arguments(node) if isinstance(argument, ast.Name))
     return Outline(
         registers=api,
         safe=True,
@@ -132,7 +134,10 @@ class Outlines:
         return None
 
     def _imports_name(self, path: Path, name: str) -> bool:
-        """Whether an import in the file's text may bind ``name`` (generous: no parse)."""
+        """Whether an import in the file's text may bind ``name`` (generous: no parse; yes
+        under the exhaustive switch, and the module's imports say)."""
+        if exhaustive():
+            return True
         try:
             data = read_source(path)
         except OSError:
@@ -202,7 +207,7 @@ def _reexports(tree: ast.Module) -> Iterator[tuple[str, str]]:
 def _names_the_api(expr: ast.expr) -> bool:
     node = expr.func if isinstance(expr, ast.Call) else expr
     text = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-    return "allow_in_graph" in text and "disallow" not in text
+    return names_registrar(text)
 
 
 def _decorated(tree: ast.Module) -> Iterator[str]:

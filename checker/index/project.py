@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -35,6 +35,7 @@ from checker.facts.scopes.tree import Binding, BindingKind
 from checker.index.change_scan import ChangeScans
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.reading.discovery import DEFAULT_EXCLUDES
+from checker.reading.exhaustive import exhaustive
 from checker.reading.libcst_text import for_libcst, parse_for_libcst
 from checker.reading.packages import candidates, looked_for, module_file, names_a_submodule
 from checker.reading.source import PREFILTER, Gate, Unanalysable, decode_source, file_digest, python_gate, read_source
@@ -55,10 +56,11 @@ _COLLECT_EVERY = 16
 class Project:
     """``registered_names``: the names of the functions the project registers, as far as
     the run's text scan found them; calls of an imported function are judged against a
-    registration in its module only for these, which spares most modules an outline."""
+    registration in its module only for these, which spares most modules an outline (for
+    every name, under the exhaustive switch)."""
 
     def __init__(self, registered_names: frozenset[str] = frozenset()) -> None:
-        self.registered_names = registered_names
+        self.registered_names: Container[str] = _EveryName() if exhaustive() else registered_names
         self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
         self._dropped = 0
         self._building: set[Path] = set()
@@ -176,7 +178,10 @@ class Project:
     def _may_bind_registrar(self, path: Path, attribute: str) -> bool:
         """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
         registrar only if its code names the API, and not to a name only classes, or defs
-        that forward none of their parameters, bind."""
+        that forward none of their parameters, bind. (Under the exhaustive switch any
+        module may: its facts say.)"""
+        if exhaustive():
+            return True
         if not self._outlines.mentions_api(path):
             return False
         outline = self._outlines.of(path)
@@ -250,7 +255,7 @@ class Project:
     def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
         self._look(importer, qualified)
         where = self._outlines.defined_at(importer, qualified)
-        if where is None or where[1] not in self._outlines.of(where[0]).values:
+        if where is None or (not exhaustive() and where[1] not in self._outlines.of(where[0]).values):
             return None  # no assignment binds it there (CPython's outline says, no parse): no alias
         found = self._bound(importer, qualified)
         if found is None:
@@ -289,6 +294,8 @@ class Project:
         if where is None:
             return None
         path, name = where
+        if exhaustive():
+            return where  # the module's facts say whether a registration applies
         if not self._outlines.mentions_api(path) or name not in self._outlines.of(path).registered:
             return None
         return where
@@ -378,7 +385,7 @@ class Project:
             data = read_source(path)
             if data is None:
                 return None  # over the analysis limit, as when it is checked
-            if require_api and PREFILTER not in data:
+            if require_api and not exhaustive() and PREFILTER not in data:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None
             text = decode_source(data)
@@ -396,6 +403,13 @@ class Project:
         facts = ModuleFacts(module, str(path), index=self)
         facts.digest = hashlib.sha256(data).hexdigest()
         return facts
+
+
+class _EveryName(Container[str]):
+    """Holds every name: the exhaustive switch's stand-in for the text scan's list."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
 
 
 @dataclass(frozen=True)

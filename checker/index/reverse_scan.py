@@ -16,15 +16,26 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker.reading.mentions import dotted_name
+from checker.reading.forms import REGISTERED_KEYWORD, REGISTRAR_WORD, names_registrar
+from checker.reading.mentions import dotted_name, registered_arguments
 from checker.reading.packages import module_file
 from checker.reading.source import read_source
 
-#: At the top level (the line's first column), where the project's registered functions are
-#: registered: ``allow_in_graph(f)``, ``f = allow_in_graph(f)``, ``@allow_in_graph`` on a def.
-_CALLED = re.compile(rb"(?m)^(?:[\w.]+[ \t]*=[ \t]*)?[\w.]*allow_in_graph\w*[ \t]*\([ \t]*([A-Za-z_]\w*)[ \t]*[,)]")
+_WORD = re.escape(REGISTRAR_WORD.encode())
+#: Where the project's functions are registered, at any indentation (a top-level ``if`` or
+#: ``try`` holds registrations too): ``allow_in_graph(f)``, ``allow_in_graph(fn=f)``,
+#: ``f = allow_in_graph(f)``, ``@allow_in_graph`` on a def. Groups: the registrar, the name.
+_CALLED = re.compile(
+    rb"(?m)^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?([\w.]*"
+    + _WORD
+    + rb"\w*)[ \t]*\([ \t]*(?:"
+    + REGISTERED_KEYWORD.encode()
+    + rb"[ \t]*=[ \t]*)?([A-Za-z_]\w*)[ \t]*[,)]"
+)
 _DECORATED = re.compile(
-    rb"(?m)^@[\w.]*allow_in_graph[\w.]*(?:\([^)\n]*\))?[ \t]*\r?\n(?:@[^\n]*\n)*(?:async[ \t]+)?def[ \t]+(\w+)"
+    rb"(?m)^[ \t]*@([\w.]*"
+    + _WORD
+    + rb"[\w.]*)(?:\([^)\n]*\))?[ \t]*\r?\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)"
 )
 
 
@@ -62,11 +73,15 @@ def _defined(data: bytes) -> set[str]:
 
 
 def registered_in(data: bytes) -> set[str]:
-    """The functions the text registers at its top level: ``allow_in_graph(f)``,
-    ``@allow_in_graph`` on a def."""
-    if b"allow_in_graph" not in data:
+    """The functions the text registers: ``allow_in_graph(f)``, ``@allow_in_graph`` on a def,
+    wherever the registrar's name can name the API (:func:`checker.reading.forms.names_registrar`)."""
+    if REGISTRAR_WORD.encode() not in data:
         return set()
-    found = {match.decode() for match in _CALLED.findall(data)} | {m.decode() for m in _DECORATED.findall(data)}
+    found = {
+        name.decode()
+        for registrar, name in (*_CALLED.findall(data), *_DECORATED.findall(data))
+        if names_registrar(registrar.decode().rpartition(".")[2])
+    }
     # CapWords names are classes (PEP 8): constructing a registered class is not a call judged
     # elsewhere, and their importers would only be analysed for nothing. A function named
     # so is still found, by the pass after the first (``Links.registered``).
@@ -102,7 +117,7 @@ def may_register_from(tree: ast.Module, path: Path, targets: Set[Path], registra
     for call in calls:
         if not _registrar_like(call.func, registrars, defined):
             continue
-        for argument in (*call.args[:1], *(k.value for k in call.keywords if k.arg == "fn")):
+        for argument in registered_arguments(call):
             if isinstance(argument, ast.Name) and argument.id in names:
                 return True
             if isinstance(argument, ast.Attribute):

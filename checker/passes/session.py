@@ -39,6 +39,7 @@ from checker.passes.cache import Cache
 from checker.passes.engine import FileReport, LinkedReport, new_index
 from checker.passes.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.reading.discovery import DEFAULT_EXCLUDES
+from checker.reading.exhaustive import exhaustive
 from checker.reading.packages import import_name, project_files, project_root
 from checker.reading.source import PREFILTER, WORDS, Prefilter, decode_source, python_gate, read_source
 from checker.spec.links import Elsewhere
@@ -411,8 +412,10 @@ def _only_calls(job: Job, prefilter: Prefilter) -> Job | None:
 def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...], real: Mapping[Path, Path]) -> bool:
     """Whether the file may register a def of one of ``modules`` (``real``: their real paths):
     it names a registrar (one of ``needles``) and one of the modules, and calls something
-    with a name of it."""
+    with a name of it (any file of the project may, under the exhaustive switch)."""
     data = _read_mentions(path, needles)
+    if exhaustive():
+        return data is not None
     if data is None or not any(import_name(module).encode(errors="surrogateescape") in data for module in modules):
         return False
     if not any(re.search(re.escape(needle) + rb"\w*\s*\(", data) for needle in needles):
@@ -428,12 +431,12 @@ def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...], rea
 
 
 def _read_mentions(path: str, needles: tuple[bytes, ...]) -> bytes | None:
-    """The file's bytes when they mention one of ``needles``."""
+    """The file's bytes when they mention one of ``needles`` (or at all, under the exhaustive switch)."""
     try:
         data = read_source(path)
     except OSError:
         return None
-    return data if data is not None and any(needle in data for needle in needles) else None
+    return data if data is not None and (exhaustive() or any(needle in data for needle in needles)) else None
 
 
 def _identity(path: str) -> tuple[int, int] | None:

@@ -17,9 +17,10 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 
+from checker.reading.exhaustive import exhaustive
+from checker.reading.forms import OTHER, REGISTRAR_WORD, Comparison, Operand, names_registrar, registered_position
 from checker.reading.source import TEXT_WORDS, Prefilter
 
-_API_IDENTIFIER = re.compile(r"(?<!dis)allow_in_graph")
 _DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -33,13 +34,15 @@ def may_register(tree: ast.Module, text: str, prefilter: Prefilter) -> bool:
     statements instead of every node (a name the text never spells, such as
     ``getattr(torch, "allow_" "in_graph")``, the text pre-filter misses as well).
     """
+    if exhaustive():
+        return True
     aliases = prefilter.alias_names
     imported = prefilter.imported_names
     # (Lines spelling "disallow_in_graph" are walked too: the nodes are judged exactly.)
     # Aliases and imported names count only as whole identifiers.
-    spelled = lines_spelling(text, ["allow_in_graph", *prefilter.other_names], words=prefilter.words)
+    spelled = lines_spelling(text, [REGISTRAR_WORD, *prefilter.other_names], words=prefilter.words)
     for node in nodes_on_lines(tree, spelled):
-        if any(_API_IDENTIFIER.search(name) or name in aliases for name in _node_identifiers(node)):
+        if any(names_registrar(name) or name in aliases for name in _node_identifiers(node)):
             return True
         if isinstance(node, ast.ImportFrom) and any(alias.name in imported for alias in node.names):
             return True
@@ -179,7 +182,7 @@ def global_names(node: ast.AST) -> Iterator[str]:
 
 def names_the_api(node: ast.AST) -> bool:
     """Whether an identifier of ``node`` itself (one node of a walk) can name the API."""
-    return any(_API_IDENTIFIER.search(name) for name in _node_identifiers(node))
+    return any(names_registrar(name) for name in _node_identifiers(node))
 
 
 def top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -223,6 +226,32 @@ def _node_identifiers(node: ast.AST) -> Iterator[str]:
         name = node.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             yield name.value
+
+
+def comparison_of(test: ast.expr) -> Comparison | None:
+    """CPython's ``test`` described for :mod:`checker.reading.forms`: a comparison of two
+    operands (brackets and implicit concatenation are gone from this tree), else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    return Comparison(isinstance(test.ops[0], ast.Eq), _operand(test.left), _operand(test.comparators[0]))
+
+
+def _operand(expr: ast.expr) -> Operand:
+    if isinstance(expr, ast.Name):
+        return Operand(name=expr.id)
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return Operand(text=expr.value)
+    return OTHER
+
+
+def registered_arguments(call: ast.Call) -> list[ast.expr]:
+    """The argument a registrar call registers (:func:`checker.reading.forms.registered_position`,
+    as the full tier reads it), or none."""
+    positional = [argument for argument in call.args if not isinstance(argument, ast.Starred)]
+    position = registered_position(len(positional), [keyword.arg for keyword in call.keywords])
+    if isinstance(position, int):
+        return [positional[position]]
+    return [keyword.value for keyword in call.keywords if keyword.arg == position]
 
 
 def dotted_name(expr: ast.expr, modules: dict[str, str]) -> str | None:

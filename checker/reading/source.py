@@ -25,6 +25,8 @@ from functools import cached_property
 from pathlib import Path
 from types import FrameType
 
+from checker.reading.exhaustive import exhaustive
+
 #: A file that does not contain this text cannot register anything.
 PREFILTER = b"allow_in_graph"
 #: Files larger than this are reported (AIG900) rather than parsed.
@@ -133,7 +135,8 @@ class Prefilter:
         return any(not wanted.isdisjoint(WORDS.findall(m.group(1))) for m in _IMPORTED.finditer(data))
 
     def matches(self, data: bytes) -> bool:
-        return PREFILTER in data or self.names_an_alias(data) or self.imports(data)
+        """Whether the bytes may matter (every file does under the exhaustive switch)."""
+        return exhaustive() or PREFILTER in data or self.names_an_alias(data) or self.imports(data)
 
 
 API_ONLY = Prefilter()

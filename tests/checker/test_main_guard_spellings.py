@@ -1,9 +1,10 @@
 """The two tiers read a ``__main__`` guard alike (issue 21).
 
-The cheap tier (``change_walk``, CPython ``ast``) and the full tier (``facts.scope_statements``,
-libcst) each decide whether an ``if`` test is ``__name__ == "__main__"``. One table of
-spellings holds both predicates to the same answer, and a module written with the reversed
-spelling gets the same AIG302 as one written the usual way.
+The cheap tier (``change_walk``, CPython ``ast``) and the full tier (``facts.scopes.statements``,
+libcst) each describe an ``if`` test, and one predicate (``checker.reading.forms.is_main_guard``)
+decides whether it is ``__name__ == "__main__"``. One table of spellings holds both
+descriptions to the same answer, and a module written with the reversed spelling gets the
+same AIG302 as one written the usual way.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import pytest
 
 from checker.command import cli
 from checker.facts.scopes import statements as scope_statements
-from checker.index import change_walk
+from checker.reading import mentions
+from checker.reading.forms import is_main_guard
 
 #: ``if`` tests, and whether each is a ``__main__`` guard.
 SPELLINGS = {
@@ -63,12 +65,12 @@ def _cst_test(test: str) -> cst.BaseExpression:
 
 @pytest.mark.parametrize(("test", "expected"), SPELLINGS.items(), ids=list(SPELLINGS))
 def test_cheap_tier(test: str, expected: bool) -> None:
-    assert change_walk._is_main_guard(_ast_test(test)) is expected
+    assert is_main_guard(mentions.comparison_of(_ast_test(test))) is expected
 
 
 @pytest.mark.parametrize(("test", "expected"), SPELLINGS.items(), ids=list(SPELLINGS))
 def test_full_tier(test: str, expected: bool) -> None:
-    assert scope_statements._is_main_guard(_cst_test(test)) is expected
+    assert is_main_guard(scope_statements.comparison_of(_cst_test(test))) is expected
 
 
 MODULE = """\

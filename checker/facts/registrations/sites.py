@@ -24,6 +24,7 @@ from checker.facts.kinds.inference import Inference
 from checker.facts.kinds.kind import Kind
 from checker.facts.scopes.syntax import describe
 from checker.facts.scopes.tree import BindingKind, Scope, ScopeTree, all_params
+from checker.reading.forms import registered_position
 from checker.reading.packages import module_name
 from checker.spec import torch_api as api
 from checker.spec.links import Place, Registrar, Via
@@ -203,14 +204,14 @@ class Registrars:
 
 
 def registered_argument(call: cst.Call, index: int = 0) -> cst.BaseExpression | None:
-    """The argument a registrar call registers: positional ``index``, or ``fn=``."""
+    """The argument a registrar call registers: positional ``index``, or ``fn=``
+    (:func:`checker.reading.forms.registered_position`, as the cheap tier reads it)."""
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    if index < len(positional):
-        return positional[index].value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "fn":
-            return arg.value
-    return None
+    keywords = [arg.keyword.value if arg.keyword is not None else None for arg in call.args]
+    position = registered_position(len(positional), keywords, index)
+    if isinstance(position, int):
+        return positional[position].value
+    return next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == position), None)
 
 
 def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registration]:

@@ -13,6 +13,7 @@ from checker.facts.scopes.memo_guards import catches_key_error, item_reads, miss
 from checker.facts.scopes.syntax import children
 from checker.facts.scopes.tree import BindingKind, Mutation, MutationKind, ScopeKind
 from checker.facts.scopes.walker import Handlers, ScopeWalker
+from checker.reading.forms import OTHER, Comparison, Operand, is_main_guard
 
 
 class StatementHandlers(ScopeWalker):
@@ -78,7 +79,7 @@ class StatementHandlers(ScopeWalker):
     def _if(self, node: cst.If) -> None:
         self._visit(node.test)
         missing = missing_key(node.test)
-        main = _is_main_guard(node.test)
+        main = is_main_guard(comparison_of(node.test))
         if missing is not None:
             self._missing.append(missing)
         self._main += main
@@ -227,23 +228,26 @@ class StatementHandlers(ScopeWalker):
             self._bind(name.value, name, BindingKind.TYPE)
 
 
-def _is_main_guard(test: cst.BaseExpression) -> bool:
-    """``__name__ == "__main__"`` (either way round; any quotes, brackets or implicit
-    concatenation that still spell the text ``__main__``): what ``change_walk`` reads as one,
-    held to the same table of cases by ``tests/checker/test_main_guard_spellings.py``."""
-    if not (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.Equal)
-    ):
-        return False
-    sides = (test.left, test.comparisons[0].comparator)
-    named = any(isinstance(side, cst.Name) and side.value == "__name__" for side in sides)
-    # evaluated_value is None for a concatenation with an f-string, bytes for b"...": neither matches.
-    return named and any(
-        isinstance(side, (cst.SimpleString, cst.ConcatenatedString)) and side.evaluated_value == "__main__"
-        for side in sides
-    )
+def comparison_of(test: cst.BaseExpression) -> Comparison | None:
+    """libcst's ``test`` described for :mod:`checker.reading.forms`, as the cheap tier's
+    ``mentions.comparison_of`` describes CPython's: a comparison of two operands, else None."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    (target,) = test.comparisons
+    return Comparison(isinstance(target.operator, cst.Equal), _operand(test.left), _operand(target.comparator))
+
+
+def _operand(expr: cst.BaseExpression) -> Operand:
+    """A name, or a string constant by the text it spells (any quotes, brackets or implicit
+    concatenation): what CPython's tree holds for it."""
+    if isinstance(expr, cst.Name):
+        return Operand(name=expr.value)
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        # None for a concatenation with an f-string, bytes for b"...": neither is a str constant.
+        value = expr.evaluated_value
+        if isinstance(value, str):
+            return Operand(text=value)
+    return OTHER
 
 
 def _dotted(node: cst.BaseExpression) -> str:
