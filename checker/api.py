@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from checker.configuration.options import RunOptions
 from checker.configuration.selection import Selection
@@ -28,15 +28,19 @@ from checker.passes.paths import CacheChoice, PathsReport
 from checker.passes.session import CheckedFile
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from checker.rules import Rule
 
 __all__ = [
     "CheckedFile",
+    "Choices",
     "FileReport",
     "PathsReport",
     "Settings",
     "check_file",
     "check_paths",
+    "configure",
     "check_source",
     "default_rules",
 ]
@@ -82,7 +86,20 @@ def check_file(
     return check_path(Path(path), chosen, display_path, fix=fix, unused_noqa=unused_noqa)
 
 
-def check_paths(
+class Choices(TypedDict, total=False):
+    """The keywords of :func:`configure`, which :func:`check_paths` passes on."""
+
+    select: Sequence[str] | None
+    extend_select: Sequence[str]
+    ignore: Sequence[str]
+    rules: Sequence[Rule] | None
+    doc_strict: bool
+    config: str | os.PathLike[str] | None
+    isolated: bool
+    exclude: Sequence[str]
+
+
+def configure(
     paths: Sequence[str | os.PathLike[str]] = (".",),
     *,
     select: Sequence[str] | None = None,
@@ -93,59 +110,64 @@ def check_paths(
     config: str | os.PathLike[str] | None = None,
     isolated: bool = False,
     exclude: Sequence[str] = (),
+) -> Settings:
+    """What a run over ``paths`` does, built once: the rules, ``select``/``extend_select``/
+    ``ignore`` (codes, names or prefixes, over the configuration's) or exactly ``rules``
+    (registered rules only: each file is checked by fresh instances of their classes); the
+    configuration, the nearest ``[tool.aigcheck]``, the file ``config``, or none
+    (``isolated``); ``exclude``: name patterns skipped while walking, as ``--exclude``."""
+    options = RunOptions(
+        paths=tuple(os.fspath(path) for path in paths),
+        select=tuple(select) if select is not None else None,
+        extend_select=tuple(extend_select),
+        ignore=tuple(ignore),
+        doc_strict=doc_strict or None,
+        config=os.fspath(config) if config is not None else None,
+        isolated=isolated,
+        exclude=tuple(exclude),
+    )
+    if rules is None:
+        return settings(options)
+    from checker.rules import RULES_BY_CODE
+
+    strangers = [type(rule).__name__ for rule in rules if RULES_BY_CODE.get(rule.code) is not type(rule)]
+    if strangers:
+        raise ValueError(f"{', '.join(strangers)} is not a registered rule; check_source runs any rule")
+    return settings(options, Selection(tuple(sorted({rule.code for rule in rules}))))
+
+
+def check_paths(
+    paths: Sequence[str | os.PathLike[str]] = (".",),
     settings: Settings | None = None,
+    *,
     jobs: int | None = None,
     cache: CacheChoice = False,
     fix: bool = False,
     unused_noqa: bool = False,
     contained: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    **choices: Unpack[Choices],
 ) -> PathsReport:
     """The reports of the files under ``paths`` (``-``: standard input), found and checked as
     ``aigcheck`` finds and checks them: files and folders walked with the default excludes,
     each file's project read for the registrations other files make of its defs, the
     files those registrations bring in checked too. Nothing is written but the cache.
 
-    The rules: ``select``/``extend_select``/``ignore`` (codes, names or prefixes, over the
-    configuration's), or exactly ``rules`` (registered rules only: each file is checked
-    by fresh instances of their classes). The configuration: the nearest
-    ``[tool.aigcheck]``, the file ``config``, or none (``isolated``). ``settings``: all of
-    that built already (the command line builds them once, from its options), instead of
-    those keywords. ``jobs``: worker processes (default: one per core); ``cache``: none,
-    beside the configuration (True) or in a folder; ``fix``: fixed sources in the
-    reports; ``unused_noqa``: suppressions that suppressed nothing too; ``contained``:
-    parse in worker processes, so that a file that crashes the parser or overruns a
-    budget costs only its own result (else every file is parsed in this process);
-    ``progress(done, total)``: called as files are checked.
+    ``settings``: what the run does, from :func:`configure` (the command line builds them
+    once, from its options); else ``choices``, the keywords of :func:`configure`
+    (``select=["AIG3"]``, ``isolated=True``, ...). ``jobs``: worker processes (default: one
+    per core); ``cache``: none, beside the configuration (True) or in a folder; ``fix``:
+    fixed sources in the reports; ``unused_noqa``: suppressions that suppressed nothing
+    too; ``contained``: parse in worker processes, so that a file that crashes the parser
+    or overruns a budget costs only its own result (else every file is parsed in this
+    process); ``progress(done, total)``: called as files are checked.
     """
-    chosen = {
-        "select": select,
-        "extend_select": tuple(extend_select),
-        "ignore": tuple(ignore),
-        "rules": rules,
-        "doc_strict": doc_strict,
-        "config": config,
-        "isolated": isolated,
-        "exclude": tuple(exclude),
-    }
-    shown = [os.fspath(path) for path in paths]
     if settings is None:
-        options = RunOptions(
-            paths=tuple(shown),
-            select=tuple(select) if select is not None else None,
-            extend_select=tuple(extend_select),
-            ignore=tuple(ignore),
-            doc_strict=doc_strict or None,
-            config=os.fspath(config) if config is not None else None,
-            isolated=isolated,
-            exclude=tuple(exclude),
-        )
-        settings = _settings(options, rules)
-    elif chosen != _CHOSEN_BY_DEFAULT:
-        given = ", ".join(name for name, value in chosen.items() if value != _CHOSEN_BY_DEFAULT[name])
-        raise TypeError(f"check_paths: settings already say what {given} would; pass one or the other")
+        settings = configure(paths, **choices)
+    elif choices:
+        raise TypeError(f"check_paths: settings already say what {', '.join(choices)} would; pass one or the other")
     return _paths.check_paths(
-        shown,
+        [os.fspath(path) for path in paths],
         settings,
         jobs=jobs,
         cache=cache,
@@ -154,26 +176,3 @@ def check_paths(
         contained=contained,
         progress=progress,
     )
-
-
-_CHOSEN_BY_DEFAULT: dict[str, object] = {
-    "select": None,
-    "extend_select": (),
-    "ignore": (),
-    "rules": None,
-    "doc_strict": False,
-    "config": None,
-    "isolated": False,
-    "exclude": (),
-}
-
-
-def _settings(options: RunOptions, rules: Sequence[Rule] | None) -> Settings:
-    if rules is None:
-        return settings(options)
-    from checker.rules import RULES_BY_CODE
-
-    strangers = [type(rule).__name__ for rule in rules if RULES_BY_CODE.get(rule.code) is not type(rule)]
-    if strangers:
-        raise ValueError(f"check_paths: {', '.join(strangers)} is not a registered rule; check_source runs any rule")
-    return settings(options, Selection(tuple(sorted({rule.code for rule in rules}))))

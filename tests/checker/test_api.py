@@ -14,11 +14,8 @@ from pathlib import Path
 import pytest
 
 import checker.api
-from checker.api import check_file, check_paths, check_source, default_rules
+from checker.api import check_file, check_paths, check_source, configure, default_rules
 from checker.command import cli
-from checker.configuration.options import RunOptions
-from checker.configuration.settings import settings
-from checker.output.reporters import json as json_reporter
 from checker.spec.findings import Finding
 
 CAPTURE = "import torch\nW = torch.ones(3)\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
@@ -66,10 +63,6 @@ def _json_of_the_cli(*argv: str) -> list[dict[str, object]]:
     return list(json.loads(out.getvalue() or "[]"))
 
 
-def _as_json(findings: tuple[Finding, ...]) -> list[dict[str, object]]:
-    return list(json.loads(json_reporter.render(findings)))
-
-
 def _cross_module(root: Path) -> Path:
     """A package whose register.py registers a def of its kernels.py, which reads a tensor (line 4)."""
     (root / "pkg").mkdir()
@@ -94,7 +87,7 @@ def test_a_file_named_alone_is_judged_as_its_project_sees_it(tmp_path: Path) -> 
 @pytest.mark.parametrize("tree", ["fixtures/bad", "fixtures/good", "fixtures"])
 def test_the_same_findings_as_the_command_line(monkeypatch: pytest.MonkeyPatch, tree: str) -> None:
     monkeypatch.chdir(REPO)
-    assert _as_json(check_paths([tree]).findings) == _json_of_the_cli(tree)
+    assert [finding.as_dict() for finding in check_paths([tree]).findings] == _json_of_the_cli(tree)
 
 
 def test_parsing_here_finds_what_a_contained_run_finds(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,7 +126,7 @@ def test_a_rule_of_its_own_is_for_check_source(tmp_path: Path) -> None:
 
 def test_settings_and_the_keywords_they_stand_for_are_one_or_the_other(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="select"):
-        check_paths([tmp_path], settings=settings(RunOptions(isolated=True)), select=["AIG3"])
+        check_paths([tmp_path], configure(isolated=True), select=["AIG3"])
 
 
 def test_importing_the_front_door_imports_neither_libcst_nor_the_rules() -> None:

@@ -24,6 +24,7 @@ checker, not in the test, unless the rewrite is shown to change the program.
 
 from __future__ import annotations
 
+import io
 import re
 import tempfile
 import tokenize
@@ -52,7 +53,6 @@ from rewrites import (
 from stand_ins import Ran, run
 
 from checker.api import check_paths
-from checker.passes.engine import decode_source
 from checker.rules import ALL_RULES
 from checker.spec.markers import expected
 
@@ -77,14 +77,21 @@ def layout(files: Mapping[str, str]) -> Program:
     return Program.of({f"{PACKAGE}/__init__.py": "", **{f"{PACKAGE}/{name}": text for name, text in files.items()}})
 
 
+def _source(path: Path) -> str:
+    """The file's text as the interpreter decodes it: BOM, then a PEP 263 cookie, else UTF-8."""
+    data = path.read_bytes()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
 def _fixtures() -> list[Subject]:
     subjects = []
     for kind in ("bad", "good"):
         for path in sorted((FIXTURES / kind).iterdir()):
             if path.suffix == ".py":
-                subjects.append(Subject(path.stem, layout({path.name: decode_source(path.read_bytes())})))
+                subjects.append(Subject(path.stem, layout({path.name: _source(path)})))
             elif path.is_dir():
-                files = {p.name: decode_source(p.read_bytes()) for p in sorted(path.glob("*.py"))}
+                files = {p.name: _source(p) for p in sorted(path.glob("*.py"))}
                 options = ("--doc-strict",) if path.name == "doc_strict" else ()
                 subjects.append(Subject(path.name, layout(files), options))
     names = [subject.name for subject in subjects]
