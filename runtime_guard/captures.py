@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.spec.messages import ReadsCapturedTensor, ReadsChangingState
 from runtime_guard import contained
 from runtime_guard.values import describe
 
@@ -92,7 +92,8 @@ class Kind(enum.Enum):
 
 @dataclass(frozen=True)
 class CaptureFinding:
-    """One AIG301/AIG302 finding about a capture; ``why`` completes the sentence."""
+    """One AIG301/AIG302 finding about a capture; for AIG302, ``why`` says how the value
+    can change (``shared by every call``, ``which 'set_k' rebinds``)."""
 
     code: str
     capture: Capture
@@ -100,19 +101,16 @@ class CaptureFinding:
     why: str = ""
 
     @property
-    def detail(self) -> str:
+    def message(self) -> ReadsCapturedTensor[int] | ReadsChangingState[int]:
+        """The checker's message type for the same mistake, worded from what was seen."""
         name, where = self.capture.name, self.capture.where
         if self.code == "AIG301":
-            return (
-                f"reads {self.kind.value} '{name}' from {where} ({describe(self.capture.value)}); the contract says "
-                f"{CLAUSE_TEXT[Clause.CAPTURES]}; {CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}, "
-                f"and a laundered use (.tolist(), .shape) is frozen silently; pass '{name}' as an argument"
-            )
-        return (
-            f"reads {self.kind.value} '{name}' from {where}{self.why}; Dynamo does not guard on what the function "
-            f"reads, so {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]} (no warning, no recompile); "
-            f"pass '{name}' (or what is read from it) as an argument"
-        )
+            return ReadsCapturedTensor(None, self.kind.value, name, where, saw=describe(self.capture.value))
+        return ReadsChangingState(None, self.kind.value, name, where, self.why)
+
+    @property
+    def detail(self) -> str:
+        return self.message.text()
 
 
 def code_of(fn: object) -> types.FunctionType | None:
@@ -244,21 +242,21 @@ def _judged(capture: Capture, func: types.FunctionType | None, examined: set[str
     elif isinstance(value, (list, tuple, dict)) and _has_tensor(value):
         return CaptureFinding("AIG301", capture, Kind.TENSORS)
     elif contained.type_name(type(value)) == "numpy.ndarray":
-        return CaptureFinding("AIG302", capture, Kind.NDARRAY, ", which can change in place")
+        return CaptureFinding("AIG302", capture, Kind.NDARRAY, "which can change in place")
     elif isinstance(value, (list, dict, set, bytearray)):
-        return CaptureFinding("AIG302", capture, Kind.CONTAINER, ", shared by every call")
+        return CaptureFinding("AIG302", capture, Kind.CONTAINER, "shared by every call")
     elif owner is not None and isinstance(owner.value, types.ModuleType):
         if isinstance(value, _SCALARS) and func is not None:
             rebinders = _module_rebinders(owner.value, capture.name.rpartition(".")[2], func.__globals__)
             if rebinders:
-                why = f", which {', '.join(rebinders)} rebinds"
+                why = f"which {', '.join(rebinders)} rebinds"
                 return CaptureFinding("AIG302", capture, Kind.MODULE_ATTRIBUTE, why)
     elif owner is not None and isinstance(value, _SCALARS):
-        return CaptureFinding("AIG302", capture, Kind.ATTRIBUTE, ", which can be reassigned")
+        return CaptureFinding("AIG302", capture, Kind.ATTRIBUTE, "which can be reassigned")
     elif capture.origin is Origin.GLOBAL and func is not None and isinstance(value, _SCALARS):
         rebinders = _rebinders(func.__globals__, capture.name)
         if rebinders:
-            why = f", which {', '.join(rebinders)} rebinds with a global statement"
+            why = f"which {', '.join(rebinders)} rebinds with a global statement"
             return CaptureFinding("AIG302", capture, Kind.GLOBAL, why)
     return None
 

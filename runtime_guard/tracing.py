@@ -24,7 +24,7 @@ from typing import Any, cast
 import torch
 from torch.overrides import TorchFunctionMode
 
-from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
+from checker.spec.messages import TensorInOp, TensorToDataInOp
 from runtime_guard.contained import text
 from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.reachable import argument_tensors, tensor_leaves, unwrapped
@@ -48,21 +48,14 @@ class Foreign:
         return "AIG303" if self.op.rpartition(".")[2] in LAUNDERING else "AIG301"
 
     @property
+    def message(self) -> TensorInOp | TensorToDataInOp:
+        """The checker's message type for the same mistake, worded from what the op was handed."""
+        seen = TensorToDataInOp if self.code == "AIG303" else TensorInOp
+        return seen(self.kind, self.name, self.shape, str(self.dtype), self.op)
+
+    @property
     def detail(self) -> str:
-        if self.name:
-            used = f"{self.kind} '{self.name}' (shape {self.shape}, dtype {self.dtype})"
-        else:  # not a cell, global, default or attribute of the function: a helper returned it
-            used = f"{self.kind} of shape {self.shape} and dtype {self.dtype} (reached through a helper or an object)"
-        if self.code == "AIG303":
-            return (
-                f"converts the captured {used} to Python data with {self.op}; the contract says "
-                f"{CLAUSE_TEXT[Clause.CAPTURES]}; {CONSEQUENCE_TEXT[Consequence.STATE_FROZEN]}; "
-                f"pass the tensor as an argument"
-            )
-        return (
-            f"uses the captured {used} in {self.op}; the contract says {CLAUSE_TEXT[Clause.CAPTURES]}; "
-            f"{CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}; pass it as an argument"
-        )
+        return self.message.text()
 
 
 def _op_name(func: Callable[..., Any]) -> str:

@@ -1,4 +1,5 @@
-"""The guard reports the checker's codes, named as the one code table names them."""
+"""The guard reports the checker's codes, named as the one code table names them, and
+words a mistake both halves find with the checker's message type for it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 
+import runtime_guard as rg
+from checker.api import check_source
 from checker.spec.catalog import BY_CODE
-from runtime_guard.errors import Violation
+from runtime_guard import Violation
 
 GUARD = Path(__file__).resolve().parents[2] / "runtime_guard"
 _CODE = re.compile(r"AIG\d{3}")
@@ -54,3 +58,62 @@ def test_the_guard_keeps_no_copy_of_the_table() -> None:
                     if isinstance(k, str) and _CODE.fullmatch(k) and v in {info.name for info in BY_CODE.values()}
                 ]
                 assert not names, f"{path.name}:{node.lineno} repeats the code table"
+
+
+W = torch.ones(4)
+SCALE = 2.0
+
+
+def weighted(x: torch.Tensor) -> torch.Tensor:
+    return x * W
+
+
+def scaled(x: torch.Tensor) -> torch.Tensor:
+    return x * SCALE
+
+
+def set_scale(value: float) -> None:
+    global SCALE
+    SCALE = value
+
+
+#: The same functions, as the checker reads them.
+STATIC = """
+import torch
+
+W = torch.ones(4)
+SCALE = 2.0
+
+@torch.compiler.allow_in_graph
+def weighted(x):
+    return x * W
+
+@torch.compiler.allow_in_graph
+def scaled(x):
+    return x * SCALE
+
+def set_scale(value):
+    global SCALE
+    SCALE = value
+"""
+
+
+def _guarded(fn: object) -> rg.ContractWarning:
+    with rg.strict("warn"), pytest.warns(rg.ContractWarning) as caught:
+        rg.allow_in_graph(fn)
+    [warning] = [w.message for w in caught if isinstance(w.message, rg.ContractWarning)]
+    return warning
+
+
+@pytest.mark.parametrize(("fn", "code"), [(weighted, "AIG301"), (scaled, "AIG302")], ids=["AIG301", "AIG302"])
+def test_a_capture_is_worded_as_the_checker_words_it(fn: object, code: str) -> None:
+    """The guard builds the checker's message type (ReadsCapturedTensor, ReadsChangingState):
+    what differs is only what each half can see (the line a name is bound at, the value it
+    holds), never the clause or the fix."""
+    warning = _guarded(fn)
+    [static] = [f.message for f in check_source(STATIC).findings if f.code == code]
+    assert warning.code == code
+    name = fn.__name__  # type: ignore[attr-defined]
+    assert static.startswith(f"{name}: reads ") and warning.detail.startswith("reads ")
+    assert warning.detail.count("; ") == static.count("; ") == 2
+    assert warning.detail.split("; ")[1:] == static.split("; ")[1:]

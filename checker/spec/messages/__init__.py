@@ -36,6 +36,8 @@ from checker.spec.messages.captures import (
     LaundersCapturedTensor,
     ReadsCapturedTensor,
     ReadsChangingState,
+    TensorInOp,
+    TensorToDataInOp,
 )
 from checker.spec.messages.registrations import (
     ClosureRecreated,
@@ -95,6 +97,8 @@ __all__ = [
     "ReturnsUnproxyable",
     "ReturnsUntraceableSubclass",
     "SideEffectAtTraceTime",
+    "TensorInOp",
+    "TensorToDataInOp",
     "UsesPrivateApi",
     "bound",
     "cite",

@@ -120,3 +120,50 @@ class LaundersCapturedTensor(Message, Generic[L]):
             f"{lead(self.function, self.chain)}uses {self.how} of captured tensor '{self.name}' from "
             f"{self.source}{bound(self.bound)}; {effect}; pass '{self.name}' (or the value) as an argument"
         )
+
+
+@dataclass(frozen=True)
+class TensorInOp(Message):
+    """AIG301, as the runtime guard sees it while the body runs: op ``op`` was handed a
+    ``what`` (``tensor``) that is not an argument; ``name`` is how the function reaches it,
+    when it is one of its captures (otherwise a helper or an object returned it)."""
+
+    code = "AIG301"
+    what: str
+    name: str | None
+    shape: tuple[int, ...]
+    dtype: str
+    op: str
+
+    def text(self) -> str:
+        return (
+            f"uses the captured {_seen(self.what, self.name, self.shape, self.dtype)} in {self.op}; {_CAPTURES}; "
+            f"{CONSEQUENCE_TEXT[Consequence.CAPTURED_TENSOR_FAILS]}; pass it as an argument"
+        )
+
+
+@dataclass(frozen=True)
+class TensorToDataInOp(Message):
+    """AIG303, as the runtime guard sees it while the body runs: ``op`` (``Tensor.tolist``)
+    turned a captured ``what`` into Python data; the fields as for :class:`TensorInOp`."""
+
+    code = "AIG303"
+    what: str
+    name: str | None
+    shape: tuple[int, ...]
+    dtype: str
+    op: str
+
+    def text(self) -> str:
+        return (
+            f"converts the captured {_seen(self.what, self.name, self.shape, self.dtype)} to Python data with "
+            f"{self.op}; {_CAPTURES}; {_FROZEN}; pass the tensor as an argument"
+        )
+
+
+def _seen(what: str, name: str | None, shape: tuple[int, ...], dtype: str) -> str:
+    """``tensor 'W' (shape (4,), dtype torch.float32)``, or, for a tensor no capture names,
+    ``tensor of shape (4,) and dtype torch.float32 (reached through a helper or an object)``."""
+    if name:
+        return f"{what} '{name}' (shape {shape}, dtype {dtype})"
+    return f"{what} of shape {shape} and dtype {dtype} (reached through a helper or an object)"
