@@ -336,7 +336,6 @@ PENDING = frozenset(
         "tests/checker/test_selection.py",
         "tests/reliability/test_atomic_writes.py",
         "tests/checker/test_settings.py",
-        "tests/runtime_guard/test_guard_codes.py",
     }
 )
 
