@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
@@ -26,6 +27,7 @@ from checker.passes.engine import FileReport, check_path
 from checker.passes.engine import check_source as _check_bytes
 from checker.passes.paths import CacheChoice, PathsReport
 from checker.passes.session import CheckedFile
+from checker.reading.exhaustive import parsing_everything
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -146,6 +148,7 @@ def check_paths(
     unused_noqa: bool = False,
     contained: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    exhaustive: bool = False,
     **choices: Unpack[Choices],
 ) -> PathsReport:
     """The reports of the files under ``paths`` (``-``: standard input), found and checked as
@@ -160,19 +163,22 @@ def check_paths(
     fixed sources in the reports; ``unused_noqa``: suppressions that suppressed nothing
     too; ``contained``: parse in worker processes, so that a file that crashes the parser
     or overruns a budget costs only its own result (else every file is parsed in this
-    process); ``progress(done, total)``: called as files are checked.
+    process); ``progress(done, total)``: called as files are checked. ``exhaustive``: every
+    file parsed, no prefilter, veto or reverse-scan selection taken, and nothing answered from
+    the cache (slow; the findings are those of a normal run, which tests hold it to).
     """
     if settings is None:
         settings = configure(paths, **choices)
     elif choices:
         raise TypeError(f"check_paths: settings already say what {', '.join(choices)} would; pass one or the other")
-    return _paths.check_paths(
-        [os.fspath(path) for path in paths],
-        settings,
-        jobs=jobs,
-        cache=cache,
-        fix=fix,
-        unused_noqa=unused_noqa,
-        contained=contained,
-        progress=progress,
-    )
+    with parsing_everything() if exhaustive else nullcontext():
+        return _paths.check_paths(
+            [os.fspath(path) for path in paths],
+            settings,
+            jobs=jobs,
+            cache=False if exhaustive else cache,
+            fix=fix,
+            unused_noqa=unused_noqa,
+            contained=contained,
+            progress=progress,
+        )

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.facts.scopes.tree import MUTATING_METHODS
+from checker.facts.scopes.tree import MUTATING_METHOD_PATTERN
 from checker.index.change_walk import Exposed, Found, Resolve, changes
 from checker.reading.exhaustive import exhaustive
 from checker.reading.mentions import top_level
@@ -209,11 +209,7 @@ def _reexported_as(tree: ast.Module, path: Path, source: Path, name: str) -> set
 
 
 _ASSIGN = rb"\s*(?:\[[^\]\n]*\]\s*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
-_METHOD = (
-    rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|(?:"
-    + b"|".join(name.encode() for name in sorted(MUTATING_METHODS))
-    + rb"|[A-Za-z]\w*_)\s*\()"
-)
+_METHOD = rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|" + MUTATING_METHOD_PATTERN + rb"\s*\()"
 
 
 class _Prefilter:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checker.facts.captures.changes import ChangeKind
-from checker.facts.scopes.tree import Declaration, Mutation, MutationKind, is_mutating_method
+from checker.facts.scopes.tree import Declaration, Mutation, MutationKind, method_mutation
 from checker.reading.forms import is_main_guard
 from checker.reading.mentions import comparison_of, dotted_name
 
@@ -155,9 +155,8 @@ class _Scan:
                 continue
             for node in ast.walk(root):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                    method = node.func.attr
-                    if is_mutating_method(method) and self.is_object(node.func.value, function):
-                        mutation = Mutation(MutationKind.METHOD, method, memoises=method == "setdefault")
+                    mutation = method_mutation(node.func.attr)
+                    if mutation is not None and self.is_object(node.func.value, function):
                         self.mutated(node, mutation, function)
 
     # -- what a statement does ------------------------------------------------------

@@ -1,10 +1,10 @@
 """The exhaustive switch: every file parsed, and the same findings as a normal run (issue 21).
 
 The cheap tier (text pre-filter, CPython-ast outlines, reverse and change scans) only
-answers "may this matter?". With :func:`checker.reading.exhaustive.parsing_everything`
-on, every such answer is "yes" and the full tier decides alone, so a difference between
-the two runs is a prefilter or veto that changed a finding: a bug in the cheap tier (or
-in the full tier), to be fixed for the idiom it missed.
+answers "may this matter?". With ``check_paths(..., exhaustive=True)`` every such answer is
+"yes" and the full tier decides alone, so a difference between the two runs is a
+prefilter or veto that changed a finding: a bug in the cheap tier (or in the full tier),
+to be fixed for the idiom it missed.
 
 The runs cover ``fixtures/``, the packages of ``tests/field_idioms/`` and every subject
 of the metamorphic tests (each fixture laid out as a package, and the rule examples that
@@ -13,18 +13,13 @@ register a module-level def).
 
 from __future__ import annotations
 
-import dataclasses
+import tempfile
 from pathlib import Path
 
 import pytest
-from test_metamorphic import SUBJECTS, Found, Subject, check
+from test_metamorphic import SUBJECTS, Subject, _keywords
 
-from checker.api import check_paths
-from checker.passes.engine import check_source
-from checker.reading.exhaustive import exhaustive, parsing_everything
-from checker.reading.mentions import may_register
-from checker.reading.source import API_ONLY, Prefilter, python_gate
-from checker.rules import ALL_RULES
+from checker.api import PathsReport, check_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders checked as they are on disk: the fixtures and each field-idiom package.
@@ -33,52 +28,55 @@ FOLDERS = [
     ROOT / "fixtures" / "good",
     *sorted(path for path in (ROOT / "tests" / "field_idioms").iterdir() if path.is_dir()),
 ]
+#: A finding as compared: every field, the message included.
+Seen = tuple[str, str, int, int, str]
 
 
-def _run(paths: list[Path], *, contained: bool = False, jobs: int = 1) -> list[dict[str, object]]:
-    """The findings of one run over ``paths`` as the command line makes it
-    (:func:`checker.api.check_paths`), as dicts (parsed in this process unless ``contained``)."""
-    report = check_paths(paths, isolated=True, jobs=jobs, contained=contained)
-    return [dataclasses.asdict(finding) for finding in report.findings]
+def _run(paths: list[Path], *, exhaustive: bool = False, contained: bool = False, **keywords: object) -> PathsReport:
+    """One run as the command line makes it (parsed in this process unless ``contained``)."""
+    return check_paths(paths, isolated=True, jobs=2, contained=contained, exhaustive=exhaustive, **keywords)  # type: ignore[arg-type]
+
+
+def _seen(report: PathsReport, root: Path) -> list[Seen]:
+    return [
+        (f.code, Path(f.path).resolve().relative_to(root.resolve()).as_posix(), f.line, f.column, f.message)
+        for f in report.findings
+    ]
+
+
+def _parsed(report: PathsReport) -> set[str]:
+    return {Path(file.report.path).name for file in report.files if file.report.parsed}
 
 
 # -- the switch itself ---------------------------------------------------------------------
 
+_ONLY_TALKS = '''"""Call allow_in_graph on it."""
 
-def test_the_switch_is_off_unless_asked_and_restored_after() -> None:
-    assert not exhaustive()
-    with parsing_everything():
-        assert exhaustive()
-        with parsing_everything(on=False):
-            assert not exhaustive()
-        assert exhaustive()
-    assert not exhaustive()
+# allow_in_graph(f) would register f
+X = 1
+'''
 
 
-def test_the_text_prefilter_lets_every_file_through() -> None:
-    data = b"def f(x):\n    return x\n"
-    assert not API_ONLY.matches(data)
-    assert not Prefilter(("register",), ("scaled",)).matches(data)
-    with parsing_everything():
-        assert API_ONLY.matches(data)
-        assert Prefilter(("register",), ("scaled",)).matches(data)
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "plain.py").write_text("def f(x):\n    return x\n", encoding="utf-8")
+    (tmp_path / "talks.py").write_text(_ONLY_TALKS, encoding="utf-8")
+    return tmp_path
 
 
-def test_the_tree_veto_lets_a_file_that_only_talks_about_the_api_through() -> None:
-    text = '"""Call allow_in_graph on it."""\n\n# allow_in_graph(f) would register f\nX = 1\n'
-    tree = python_gate(text).tree
-    assert tree is not None
-    assert not may_register(tree, text, API_ONLY)
-    with parsing_everything():
-        assert may_register(tree, text, API_ONLY)
+def test_a_normal_run_parses_neither_a_file_that_never_mentions_the_api_nor_one_that_only_talks_about_it(
+    tmp_path: Path,
+) -> None:
+    assert _parsed(_run([_project(tmp_path)])) == set()
 
 
-def test_the_engine_parses_a_file_that_never_mentions_the_api() -> None:
-    rules = [rule() for rule in ALL_RULES if rule.default_enabled]
-    data = b"import torch\nW = torch.ones(3)\ndef f(x):\n    return x * W\n"
-    assert not check_source(data, "m.py", rules).parsed
-    with parsing_everything():
-        assert check_source(data, "m.py", rules).parsed
+def test_an_exhaustive_run_parses_every_file_and_leaves_the_switch_off_after(tmp_path: Path) -> None:
+    folder = _project(tmp_path)
+    assert _parsed(_run([folder], exhaustive=True)) == {"plain.py", "talks.py"}
+    assert _parsed(_run([folder])) == set()
+
+
+def test_workers_forked_under_the_switch_inherit_it(tmp_path: Path) -> None:
+    assert _parsed(_run([_project(tmp_path)], exhaustive=True, contained=True)) == {"plain.py", "talks.py"}
 
 
 # -- exhaustive and normal runs agree ------------------------------------------------------
@@ -86,36 +84,31 @@ def test_the_engine_parses_a_file_that_never_mentions_the_api() -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[path.relative_to(ROOT).as_posix() for path in FOLDERS])
 def test_a_folder_gets_the_same_findings_either_way(folder: Path) -> None:
-    normal = _run([folder])
-    with parsing_everything():
-        everything = _run([folder])
-    assert everything == normal
+    normal = _seen(_run([folder]), ROOT)
+    assert _seen(_run([folder], exhaustive=True), ROOT) == normal
 
 
 def test_a_file_named_alone_gets_the_same_findings_either_way() -> None:
     """Named alone, a file's project is searched for registrations of its defs (the reverse
     scan): exhaustively, every file of the project is checked for them."""
     named = [ROOT / "tests" / "field_idioms" / "registration_forms" / "raw.py"]
-    normal = _run(named)
-    with parsing_everything():
-        assert _run(named) == normal
+    assert _seen(_run(named, exhaustive=True), ROOT) == _seen(_run(named), ROOT)
 
 
-def test_workers_forked_under_the_switch_inherit_it() -> None:
-    """A contained run parses in worker processes forked after the switch was set."""
+def test_a_contained_run_gets_the_same_findings_either_way() -> None:
     folder = ROOT / "fixtures" / "bad"
-    normal = _run([folder], contained=True, jobs=2)
-    with parsing_everything():
-        assert _run([folder], contained=True, jobs=2) == normal
-    assert normal == _run([folder])
+    normal = _seen(_run([folder], contained=True), ROOT)
+    assert _seen(_run([folder], exhaustive=True, contained=True), ROOT) == normal == _seen(_run([folder]), ROOT)
 
 
 @pytest.mark.parametrize("subject", SUBJECTS, ids=[subject.name for subject in SUBJECTS])
 def test_a_metamorphic_subject_gets_the_same_findings_either_way(subject: Subject) -> None:
-    normal: list[Found] = check(subject.program, subject.options)
-    with parsing_everything():
-        everything = check(subject.program, subject.options)
-    assert everything == normal
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder).resolve()
+        subject.program.write(root)
+        keywords = _keywords(subject.options)
+        normal = _seen(_run([root], **keywords), root)
+        assert _seen(_run([root], exhaustive=True, **keywords), root) == normal
 
 
 # -- idioms a difference showed the cheap tier missed ------------------------------------------
@@ -161,9 +154,6 @@ def test_a_call_of_a_function_registered_in_any_spelling_is_judged(registration:
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / "kernels.py").write_text(_KERNELS.format(have=True, registration=registration), encoding="utf-8")
     (package / "caller.py").write_text(_CALLER, encoding="utf-8")
-    normal = _run([tmp_path])
-    assert [(item["code"], Path(str(item["path"])).name, item["line"]) for item in normal] == [
-        ("AIG104", "caller.py", 9)
-    ]
-    with parsing_everything():
-        assert _run([tmp_path]) == normal
+    normal = _seen(_run([tmp_path]), tmp_path)
+    assert [(code, path, line) for code, path, line, _, _ in normal] == [("AIG104", "pkg/caller.py", 9)]
+    assert _seen(_run([tmp_path], exhaustive=True), tmp_path) == normal

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from checker.facts.scopes.tree import BindingKind, Mutation, MutationKind, ScopeKind, is_mutating_method
+from checker.facts.scopes.tree import BindingKind, ScopeKind, method_mutation
 from checker.facts.scopes.walker import Handlers, ScopeWalker
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -51,9 +51,9 @@ class ExpressionHandlers(ScopeWalker):
     def _call(self, node: cst.Call) -> None:
         self.tree.calls.append((node, self.scope))
         func = node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and is_mutating_method(func.attr.value):
-            method = func.attr.value
-            self._read(func.value, mutation=Mutation(MutationKind.METHOD, method, memoises=method == "setdefault"))
+        mutation = method_mutation(func.attr.value) if isinstance(func, cst.Attribute) else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and mutation is not None:
+            self._read(func.value, mutation=mutation)
         else:
             self._visit(func)
         for arg in node.args:

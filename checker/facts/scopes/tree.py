@@ -244,9 +244,31 @@ MUTATING_METHODS = frozenset(
 )  # fmt: skip
 
 
+#: torch's in-place methods end so (``add_``, ``copy_``); a private name (``_x_``) is not one.
+IN_PLACE_SUFFIX = "_"
+#: Mutating methods that only fill in what is missing: a memoisation cache keeps what was read.
+MEMOISING_METHODS = frozenset({"setdefault"})
+#: :func:`is_mutating_method` as a regex over bytes (the change scan's text pre-filter).
+MUTATING_METHOD_PATTERN = (
+    rb"(?:"
+    + b"|".join(name.encode() for name in sorted(MUTATING_METHODS))
+    + rb"|[A-Za-z]\w*"
+    + IN_PLACE_SUFFIX.encode()
+    + rb")"
+)
+
+
 def is_mutating_method(name: str) -> bool:
     """``append`` and friends, and torch's in-place ``add_`` style methods."""
-    return name in MUTATING_METHODS or (name.endswith("_") and not name.startswith("_"))
+    return name in MUTATING_METHODS or (name.endswith(IN_PLACE_SUFFIX) and not name.startswith("_"))
+
+
+def method_mutation(name: str) -> Mutation | None:
+    """What calling the method ``name`` does to the object it is called on, or None: the one
+    table of mutating methods that both tiers (the scope tree, ``index.change_walk``) read."""
+    if not is_mutating_method(name):
+        return None
+    return Mutation(MutationKind.METHOD, name, memoises=name in MEMOISING_METHODS)
 
 
 def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:
