@@ -31,15 +31,13 @@ from typing import Any, Protocol, cast
 import torch
 
 from checker.spec import contract
-from checker.spec.contract import (
-    CLAUSE_TEXT,
-    CONSEQUENCE_TEXT,
-    USER_CLASSES,
-    Clause,
-    Consequence,
-    Entry,
-    UserClass,
-    Verdict,
+from checker.spec.contract import USER_CLASSES, Entry, UserClass, Verdict
+from checker.spec.messages import (
+    ArgumentValueHardError,
+    ArgumentValueUnproxyable,
+    Message,
+    ResultValueBaked,
+    ResultValueUnproxyable,
 )
 from runtime_guard.contained import findings, module_of, text, type_name
 
@@ -137,9 +135,23 @@ class Finding:
     entry: Entry
 
     @property
+    def message(self) -> Message:
+        """The message type for the code, worded from the value and its contract entry."""
+        value, error = describe(self.value), self.entry.note or self.entry.verdict.value
+        if self.code == "AIG202":
+            return ResultValueBaked(self.path, value)
+        return _VALUE_MESSAGES[self.code](self.path, value, error)
+
+    @property
     def detail(self) -> str:
-        what = f"{self.path} is {describe(self.value)}"
-        return f"{what}; {_CONSEQUENCE[self.code](self.entry)}"
+        return self.message.text()
+
+
+_VALUE_MESSAGES: dict[str, type[ArgumentValueUnproxyable | ArgumentValueHardError | ResultValueUnproxyable]] = {
+    "AIG101": ArgumentValueUnproxyable,
+    "AIG102": ArgumentValueHardError,
+    "AIG201": ResultValueUnproxyable,
+}
 
 
 def describe(value: object) -> str:
@@ -160,27 +172,6 @@ def _number(value: Any) -> str:
         return spell(value)
     except ValueError:  # an int with more digits than str() allows
         return "a number too long to show"
-
-
-_CONSEQUENCE = {
-    "AIG101": lambda e: (
-        f"{CLAUSE_TEXT[Clause.INPUTS]}; Dynamo cannot proxy it ({e.note or e.verdict.value}), so the call "
-        "graph-breaks and the body is traced, losing opacity; pass tensors and Python numbers, or a frozen "
-        "dataclass / NamedTuple of them"
-    ),
-    "AIG102": lambda e: (
-        f"{CLAUSE_TEXT[Clause.INPUTS]}; compilation fails ({e.note or e.verdict.value}); "
-        "convert it with torch.as_tensor before the call"
-    ),
-    "AIG201": lambda e: (
-        f"{CLAUSE_TEXT[Clause.OUTPUTS]}; {CONSEQUENCE_TEXT[Consequence.RESULT_GRAPH_BREAKS]} ({e.note or e.verdict.value}); "
-        "return tensors, or tuples and lists of tensors"
-    ),
-    "AIG202": lambda e: (
-        f"{CLAUSE_TEXT[Clause.OUTPUTS]}; Dynamo freezes the value seen while compiling into the graph "
-        "and every compiled call returns it; return it as a tensor (unless it depends only on argument shapes)"
-    ),
-}
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ import torch
 import runtime_guard as rg
 from checker.api import check_source
 from checker.spec.catalog import BY_CODE
+from checker.spec.messages import ArgumentValueUnproxyable
 from runtime_guard import Violation
 
 GUARD = Path(__file__).resolve().parents[2] / "runtime_guard"
@@ -117,3 +118,20 @@ def test_a_capture_is_worded_as_the_checker_words_it(fn: object, code: str) -> N
     assert static.startswith(f"{name}: reads ") and warning.detail.startswith("reads ")
     assert warning.detail.count("; ") == static.count("; ") == 2
     assert warning.detail.split("; ")[1:] == static.split("; ")[1:]
+
+
+def project(x: torch.Tensor, layer: torch.nn.Module) -> torch.Tensor:
+    return layer(x)
+
+
+def test_a_value_at_the_boundary_is_worded_by_its_message_type() -> None:
+    """What the guard finds in a call's values is worded by the message types, like the rules' findings."""
+    with rg.strict("warn"):
+        guarded = rg.allow_in_graph(project)
+        with pytest.warns(rg.ContractWarning) as caught:
+            guarded(torch.ones(2), torch.nn.Identity())
+    [warning] = [w.message for w in caught if isinstance(w.message, rg.ContractWarning)]
+    expected = ArgumentValueUnproxyable(
+        "argument 'layer'", "a torch.nn.modules.linear.Identity", "Failed to convert args/kwargs to proxy"
+    )
+    assert (warning.code, warning.detail) == (expected.code, expected.text())

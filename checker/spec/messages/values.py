@@ -216,3 +216,76 @@ class ConstructsUntraceableSubclass(Message):
             f"without the flatten protocol, so constructing it in compiled code is a graph call: "
             f"{_SUBCLASS_FAILS}; {_FLATTEN}, or do not register the class"
         )
+
+
+# -- values as the runtime guard sees them at a call ---------------------------------------
+#
+# The checker judges annotations and expressions, the guard the values themselves: ``path``
+# says where the value sits (``item 1 of argument 'xs'``), ``value`` what it is (``a dict``),
+# ``error`` what torch reports (the contract entry's note, or its verdict).
+
+_OUTPUTS = CLAUSE_TEXT[Clause.OUTPUTS]
+
+
+@dataclass(frozen=True)
+class ArgumentValueUnproxyable(Message):
+    """AIG101 at run time: the argument at ``path`` is ``value``, which Dynamo cannot proxy."""
+
+    code = "AIG101"
+    path: str
+    value: str
+    error: str
+
+    def text(self) -> str:
+        return (
+            f"{self.path} is {self.value}; {_INPUTS}; Dynamo cannot proxy it ({self.error}), so the call "
+            "graph-breaks and the body is traced, losing opacity; pass tensors and Python numbers, or a frozen "
+            "dataclass / NamedTuple of them"
+        )
+
+
+@dataclass(frozen=True)
+class ArgumentValueHardError(Message):
+    """AIG102 at run time: the argument at ``path`` is ``value``, which fails compilation."""
+
+    code = "AIG102"
+    path: str
+    value: str
+    error: str
+
+    def text(self) -> str:
+        return (
+            f"{self.path} is {self.value}; {_INPUTS}; compilation fails ({self.error}); "
+            "convert it with torch.as_tensor before the call"
+        )
+
+
+@dataclass(frozen=True)
+class ResultValueUnproxyable(Message):
+    """AIG201 at run time: the result at ``path`` is ``value``, which Dynamo graph-breaks on."""
+
+    code = "AIG201"
+    path: str
+    value: str
+    error: str
+
+    def text(self) -> str:
+        return (
+            f"{self.path} is {self.value}; {_OUTPUTS}; {_GRAPH_BREAKS} ({self.error}); "
+            "return tensors, or tuples and lists of tensors"
+        )
+
+
+@dataclass(frozen=True)
+class ResultValueBaked(Message):
+    """AIG202 at run time: the result at ``path`` is ``value``, a Python number Dynamo bakes."""
+
+    code = "AIG202"
+    path: str
+    value: str
+
+    def text(self) -> str:
+        return (
+            f"{self.path} is {self.value}; {_OUTPUTS}; Dynamo freezes the value seen while compiling into the graph "
+            "and every compiled call returns it; return it as a tensor (unless it depends only on argument shapes)"
+        )
