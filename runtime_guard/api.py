@@ -15,6 +15,7 @@ import torch
 import torch._dynamo
 import torch._dynamo.decorators
 
+from checker.spec.messages import DefRegisteredAgain, RegisteredWhileCompiling
 from runtime_guard import captures, contained, kinds, late, regions
 from runtime_guard.errors import Violation
 from runtime_guard.modes import Strict, get_strict, on_set_strict
@@ -116,12 +117,8 @@ def _register_now(fn: Any, mode: Strict, caller: types.FrameType | None, as_torc
         registration.code = fn.__code__
         earlier = _earlier_with_other_values(fn, site)
         if earlier is not None:
-            report(
-                "AIG401",
-                f"the same def was registered before at {earlier} with other captured values (closure cells or "
-                "defaults); Dynamo guards on __code__ only, so compiled code keeps calling the first copy and "
-                "returns its results on every backend; define the function once and pass the values as arguments",
-            )
+            again = DefRegisteredAgain(earlier)
+            report(again.code, again.text())
     if not _weakly_referable(fn):
         return registered
     registry.add(registration, fn)
@@ -204,11 +201,8 @@ def _check(fn: Any, caller: types.FrameType | None, compiling: bool, report: Cal
     guard must not fail on it.
     """
     if compiling:
-        report(
-            "AIG404",
-            "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically annotating "
-            "functions inside a compiled region is not supported'); register at import time",
-        )
+        compiling_now = RegisteredWhileCompiling()
+        report(compiling_now.code, compiling_now.text())
     try:
         found = kinds.judge(fn, caller)
     except Exception:  # noqa: BLE001

@@ -39,6 +39,7 @@ import torch.fx
 # called: a first compile with either backend then pays the same, not the import of Inductor.
 from torch._inductor.compile_fx import compile_fx
 
+from checker.spec.messages import BodyTraced, GraphBrokeOnResult
 from runtime_guard import captures
 from runtime_guard import reports as report_store
 from runtime_guard.errors import ContractViolation, Violation
@@ -196,8 +197,7 @@ def _check_breaks(reasons: collections.Counter[str], mode: Strict) -> None:
                 "AIG201",
                 match["name"],
                 "(registered without the guard)",
-                f"the return value is a {match['type']}; Dynamo graph-broke at the call ('torch.* op returned "
-                "non-Tensor') and traced the body instead; return tensors, or tuples and lists of tensors",
+                GraphBrokeOnResult(match["type"]).text(),
             ),
             mode,
         )
@@ -250,10 +250,7 @@ def check_graph(gm: torch.fx.GraphModule, mode: Strict | None = None, breaks: Se
                 "AIG402",
                 entry.name,
                 entry.site,
-                f"Dynamo did not call the function as one node but traced its body into the graph (node "
-                f"'{node_name}' comes from line {line}), after a graph break at the call; Dynamo's reason: {reason}; "
-                "the registration is lost at this call, so the function is not opaque; pass only tensors, Python "
-                "numbers and lists or tuples of them, and return tensors",
+                BodyTraced(node_name, line, reason).text(),
             ),
             entry.mode,
         )

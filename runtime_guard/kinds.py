@@ -15,75 +15,52 @@ from dataclasses import dataclass
 
 import torch
 
+from checker.spec.messages import (
+    InstanceWithoutName,
+    Message,
+    NotRegistrable,
+    PropertyGetterRegistered,
+    Target,
+    TargetNotHonoured,
+)
+
 
 @dataclass(frozen=True)
 class KindFinding:
-    code: str
-    detail: str
+    """One finding about what was registered, worded by its message type."""
 
+    message: Message
 
-_IGNORED = (
-    "Dynamo silently ignores the registration and traces the body as ordinary code, so the function is "
-    "not opaque; register a plain function (or a staticmethod) and call it with the values it needs"
-)
+    @property
+    def code(self) -> str:
+        return self.message.code
+
+    @property
+    def detail(self) -> str:
+        return self.message.text()
 
 
 def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
     """Findings about the kind of ``fn``; ``caller`` is the frame that registered it."""
     findings: list[KindFinding] = []
     if isinstance(fn, staticmethod):
-        findings.append(
-            KindFinding(
-                "AIG405",
-                "got a staticmethod object, which allow_in_graph cannot register (TypeError: cannot create weak "
-                "reference); put @staticmethod outermost, above @allow_in_graph",
-            )
-        )
+        findings.append(KindFinding(NotRegistrable("staticmethod", staticmethod=True)))
     elif not callable(fn):
-        findings.append(KindFinding("AIG405", f"expects a callable, got {type(fn).__qualname__}"))
+        findings.append(KindFinding(NotRegistrable(type(fn).__qualname__)))
     elif isinstance(fn, functools.partial):
-        findings.append(KindFinding("AIG402", f"the target is a functools.partial; {_IGNORED}"))
+        findings.append(KindFinding(TargetNotHonoured(Target.PARTIAL)))
     elif isinstance(fn, type) and issubclass(fn, torch.nn.Module):
-        findings.append(
-            KindFinding(
-                "AIG402",
-                f"the target is the nn.Module class {fn.__qualname__}; only its construction is affected; {_IGNORED}",
-            )
-        )
+        findings.append(KindFinding(TargetNotHonoured(Target.MODULE_CLASS, fn.__qualname__)))
     elif isinstance(fn, torch.nn.Module):
-        findings.append(
-            KindFinding("AIG402", f"the target is an nn.Module instance; Dynamo traces modules itself; {_IGNORED}")
-        )
+        findings.append(KindFinding(TargetNotHonoured(Target.MODULE_INSTANCE)))
     elif isinstance(fn, types.MethodType) and isinstance(fn.__self__, type):
-        findings.append(KindFinding("AIG402", f"the target is a classmethod ('C.cm is C.cm' is False); {_IGNORED}"))
+        findings.append(KindFinding(TargetNotHonoured(Target.CLASSMETHOD)))
     elif isinstance(fn, types.MethodType) and not _saved_by_owner(fn, caller):
-        findings.append(
-            KindFinding(
-                "AIG402",
-                "the target is a bound method; 'obj.meth(...)' creates a new bound method at every call, which "
-                "Dynamo does not recognise, so only calls through this very object are honoured (save it per "
-                f"instance, 'self._f = allow_in_graph(self.meth)', and call self._f); otherwise {_IGNORED}",
-            )
-        )
+        findings.append(KindFinding(TargetNotHonoured(Target.BOUND_METHOD)))
     elif isinstance(fn, types.FunctionType) and _in_class_body(caller) and _decorated_with_property(fn):
-        findings.append(
-            KindFinding(
-                "AIG101",
-                "the target is a property getter; Dynamo honours the registration and calls the getter with the "
-                "instance as its argument, which it cannot proxy (D1.4): the call fails inside attribute access, "
-                "where Dynamo cannot graph-break, so it gives up on the whole calling function, which then runs "
-                "uncompiled (with fullgraph=True: Unsupported 'Failed to convert args/kwargs to proxy'); register a "
-                "function that takes the tensors it needs, and call it from the getter",
-            )
-        )
+        findings.append(KindFinding(PropertyGetterRegistered()))
     elif isinstance(fn, types.FunctionType) and _in_class_body(caller):
-        findings.append(
-            KindFinding(
-                "AIG402",
-                "the target is a method decorated in a class body; calls through instances create bound methods, "
-                f"which Dynamo does not recognise; {_IGNORED}",
-            )
-        )
+        findings.append(KindFinding(TargetNotHonoured(Target.CLASS_BODY_METHOD)))
     elif not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)):
         error = _name_error(fn)
         if error is not None:
@@ -91,16 +68,9 @@ def judge(fn: object, caller: types.FrameType | None) -> list[KindFinding]:
                 lacks, failure = "without a __name__", "AttributeError: '__name__'"
             else:
                 lacks, failure = "whose __name__ cannot be read", f"{type(error).__name__} from its __getattr__"
-            findings.append(
-                KindFinding(
-                    "AIG403",
-                    f"the target is an instance of {type(fn).__qualname__} {lacks}; the first compiled call "
-                    f"fails with InternalTorchDynamoError ({failure}); register a function, or give "
-                    "the instance a __name__",
-                )
-            )
+            findings.append(KindFinding(InstanceWithoutName(type(fn).__qualname__, lacks, failure)))
         if not _hashable(fn):
-            findings.append(KindFinding("AIG402", f"the target is unhashable, so Dynamo never finds it; {_IGNORED}"))
+            findings.append(KindFinding(TargetNotHonoured(Target.UNHASHABLE)))
     return findings
 
 

@@ -19,6 +19,8 @@ from checker.spec.messages import (
     ReadsCapturedTensor,
     ReadsChangingState,
     RegistrationIgnored,
+    Target,
+    TargetNotHonoured,
     cite,
 )
 
@@ -97,3 +99,10 @@ def test_every_ignored_registration_is_worded(ignored: Ignored) -> None:
 def test_a_marker_in_another_module_is_cited_there() -> None:
     message = MarkersConflict("register", "fused", "torch.compiler.disable", Place("pkg/ops.py", 8))
     assert "fused is also marked torch.compiler.disable (pkg/ops.py:8); " in message.text()
+
+
+@pytest.mark.parametrize("target", list(Target), ids=lambda target: target.value)
+def test_every_target_the_guard_sees_unhonoured_is_worded(target: Target) -> None:
+    text = TargetNotHonoured(target, "Block").text()
+    assert text.startswith("the target is ") and text.endswith("call it with the values it needs")
+    assert ("Block" in text) is (target is Target.MODULE_CLASS)

@@ -40,13 +40,21 @@ from checker.spec.messages.captures import (
     TensorToDataInOp,
 )
 from checker.spec.messages.registrations import (
+    BodyTraced,
     ClosureRecreated,
+    DefRegisteredAgain,
     Ignored,
+    InstanceWithoutName,
     MarkersConflict,
+    NotRegistrable,
+    PropertyGetterRegistered,
+    RegisteredWhileCompiling,
     RegistersCallableInstance,
     RegistersInCompiledRegion,
     RegistersNotCallable,
     RegistrationIgnored,
+    Target,
+    TargetNotHonoured,
     UsesPrivateApi,
 )
 from checker.spec.messages.values import (
@@ -57,6 +65,7 @@ from checker.spec.messages.values import (
     ArgumentValueUnproxyable,
     ConstructsUnproxyable,
     ConstructsUntraceableSubclass,
+    GraphBrokeOnResult,
     ParameterHardError,
     ParameterIsCtx,
     ParameterUndocumented,
@@ -69,6 +78,15 @@ from checker.spec.messages.values import (
 )
 
 __all__ = [
+    "BodyTraced",
+    "GraphBrokeOnResult",
+    "DefRegisteredAgain",
+    "InstanceWithoutName",
+    "NotRegistrable",
+    "PropertyGetterRegistered",
+    "RegisteredWhileCompiling",
+    "Target",
+    "TargetNotHonoured",
     "ArgumentValueHardError",
     "ArgumentValueUnproxyable",
     "ResultValueBaked",

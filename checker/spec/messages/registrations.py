@@ -204,3 +204,156 @@ class UsesPrivateApi(Message):
             "uses the private torch._dynamo.allow_in_graph; the public torch.compiler.allow_in_graph is "
             f"the same function{how}"
         )
+
+
+# -- registrations as the runtime guard sees them, when allow_in_graph is called -----------
+
+_TRACED_AS_USUAL = (
+    "Dynamo silently ignores the registration and traces the body as ordinary code, so the function is "
+    "not opaque; register a plain function (or a staticmethod) and call it with the values it needs"
+)
+
+
+class Target(enum.Enum):
+    """What the guard found was registered, when torch will not honour it (AIG402)."""
+
+    PARTIAL = "partial"
+    MODULE_CLASS = "module-class"
+    MODULE_INSTANCE = "module-instance"
+    CLASSMETHOD = "classmethod"
+    BOUND_METHOD = "bound-method"
+    CLASS_BODY_METHOD = "class-body-method"
+    UNHASHABLE = "unhashable"
+
+
+#: ``{n}`` is the class's name, where the target is a class.
+_TARGETS = {
+    Target.PARTIAL: f"the target is a functools.partial; {_TRACED_AS_USUAL}",
+    Target.MODULE_CLASS: f"the target is the nn.Module class {{n}}; only its construction is affected; {_TRACED_AS_USUAL}",
+    Target.MODULE_INSTANCE: f"the target is an nn.Module instance; Dynamo traces modules itself; {_TRACED_AS_USUAL}",
+    Target.CLASSMETHOD: f"the target is a classmethod ('C.cm is C.cm' is False); {_TRACED_AS_USUAL}",
+    Target.BOUND_METHOD: (
+        "the target is a bound method; 'obj.meth(...)' creates a new bound method at every call, which "
+        "Dynamo does not recognise, so only calls through this very object are honoured (save it per "
+        f"instance, 'self._f = allow_in_graph(self.meth)', and call self._f); otherwise {_TRACED_AS_USUAL}"
+    ),
+    Target.CLASS_BODY_METHOD: (
+        "the target is a method decorated in a class body; calls through instances create bound methods, "
+        f"which Dynamo does not recognise; {_TRACED_AS_USUAL}"
+    ),
+    Target.UNHASHABLE: f"the target is unhashable, so Dynamo never finds it; {_TRACED_AS_USUAL}",
+}
+
+
+@dataclass(frozen=True)
+class TargetNotHonoured(Message):
+    """AIG402 at registration: the guard saw a ``target`` torch will not honour (``name``:
+    the class, for an nn.Module class)."""
+
+    code = "AIG402"
+    target: Target
+    name: str = ""
+
+    def text(self) -> str:
+        return _TARGETS[self.target].format(n=self.name)
+
+
+@dataclass(frozen=True)
+class PropertyGetterRegistered(Message):
+    """AIG101 at registration: a property getter, whose instance argument Dynamo cannot proxy."""
+
+    code = "AIG101"
+
+    def text(self) -> str:
+        return (
+            "the target is a property getter; Dynamo honours the registration and calls the getter with the "
+            "instance as its argument, which it cannot proxy (D1.4): the call fails inside attribute access, "
+            "where Dynamo cannot graph-break, so it gives up on the whole calling function, which then runs "
+            "uncompiled (with fullgraph=True: Unsupported 'Failed to convert args/kwargs to proxy'); register a "
+            "function that takes the tensors it needs, and call it from the getter"
+        )
+
+
+@dataclass(frozen=True)
+class InstanceWithoutName(Message):
+    """AIG403 at registration: an instance of ``instance_of`` that ``lacks`` a readable
+    ``__name__``; ``failure`` is what the first compiled call raises."""
+
+    code = "AIG403"
+    instance_of: str
+    lacks: str
+    failure: str
+
+    def text(self) -> str:
+        return (
+            f"the target is an instance of {self.instance_of} {self.lacks}; the first compiled call "
+            f"fails with InternalTorchDynamoError ({self.failure}); register a function, or give "
+            "the instance a __name__"
+        )
+
+
+@dataclass(frozen=True)
+class NotRegistrable(Message):
+    """AIG405 at registration: a staticmethod object, or a value of type ``got`` that is not callable."""
+
+    code = "AIG405"
+    got: str
+    staticmethod: bool = False
+
+    def text(self) -> str:
+        if self.staticmethod:
+            return (
+                "got a staticmethod object, which allow_in_graph cannot register (TypeError: cannot create weak "
+                "reference); put @staticmethod outermost, above @allow_in_graph"
+            )
+        return f"expects a callable, got {self.got}"
+
+
+@dataclass(frozen=True)
+class DefRegisteredAgain(Message):
+    """AIG401 at registration: the same ``def`` was registered ``earlier`` (a site) with other values."""
+
+    code = "AIG401"
+    earlier: str
+
+    def text(self) -> str:
+        return (
+            f"the same def was registered before at {self.earlier} with other captured values (closure cells or "
+            "defaults); Dynamo guards on __code__ only, so compiled code keeps calling the first copy and "
+            "returns its results on every backend; define the function once and pass the values as arguments"
+        )
+
+
+@dataclass(frozen=True)
+class RegisteredWhileCompiling(Message):
+    """AIG404 at registration: allow_in_graph was called inside a compiled region."""
+
+    code = "AIG404"
+
+    def text(self) -> str:
+        return (
+            "allow_in_graph was called inside a compiled region; Dynamo graph-breaks there ('Dynamically annotating "
+            "functions inside a compiled region is not supported'); register at import time"
+        )
+
+
+# -- what the guard's backend sees in a compiled graph -------------------------------------
+
+
+@dataclass(frozen=True)
+class BodyTraced(Message):
+    """AIG402 in a graph: Dynamo traced the registered body (node ``node``, from ``line``)
+    instead of calling it, after a graph break for ``reason``."""
+
+    code = "AIG402"
+    node: str
+    line: int
+    reason: str
+
+    def text(self) -> str:
+        return (
+            f"Dynamo did not call the function as one node but traced its body into the graph (node "
+            f"'{self.node}' comes from line {self.line}), after a graph break at the call; Dynamo's reason: "
+            f"{self.reason}; the registration is lost at this call, so the function is not opaque; pass only "
+            "tensors, Python numbers and lists or tuples of them, and return tensors"
+        )

@@ -289,3 +289,18 @@ class ResultValueBaked(Message):
             f"{self.path} is {self.value}; {_OUTPUTS}; Dynamo freezes the value seen while compiling into the graph "
             "and every compiled call returns it; return it as a tensor (unless it depends only on argument shapes)"
         )
+
+
+@dataclass(frozen=True)
+class GraphBrokeOnResult(Message):
+    """AIG201 in a graph: a function registered without the guard returned a ``returned``
+    (a type name, as Dynamo's reason gives it), and Dynamo graph-broke at the call."""
+
+    code = "AIG201"
+    returned: str
+
+    def text(self) -> str:
+        return (
+            f"the return value is a {self.returned}; Dynamo graph-broke at the call ('torch.* op returned "
+            "non-Tensor') and traced the body instead; return tensors, or tuples and lists of tensors"
+        )
