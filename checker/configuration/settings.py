@@ -43,10 +43,6 @@ class Settings:
     #: The name of the source read from standard input, for ``per-file-ignores``.
     stdin_filename: str | None = None
 
-    @property
-    def output_format(self) -> str:
-        return self.rendering.output_format
-
     def name_excludes(self) -> list[str]:
         """The name patterns discovery skips while walking: the configuration's, then the command line's."""
         return [*self.config.name_excludes(), *self.exclude]

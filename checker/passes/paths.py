@@ -85,7 +85,7 @@ def check_paths(
             source = Source(path, _shown(path))
             return None if settings.excluded(source) else _job(source, settings)
 
-        jobs_: list[Job] = []
+        to_check: list[Job] = []
         named: list[str] = []  # files named on their own: their project is searched for registrations of them
         for item in items:
             if isinstance(item, DiscoveryProblem):
@@ -99,10 +99,10 @@ def check_paths(
                     job = _job(item, settings)
                     files.append(CheckedFile(job, unanalysable(item.display, job.codes, why)))
             elif not settings.excluded(item):
-                jobs_.append(_job(item, settings))
+                to_check.append(_job(item, settings))
                 if item.explicit:
                     named.append(item.path)
-        files += session.check(jobs_, job_for, named)
+        files += session.check(to_check, job_for, named)
     return PathsReport(tuple(files), tuple(problems), stdin, refused)
 
 
