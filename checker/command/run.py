@@ -26,9 +26,9 @@ from checker.output.diffs import unified_diff
 from checker.output.noqa import UnusedNoqa
 from checker.output.report import Tally, count, render_run
 from checker.output.reporters.base import escape_controls
-from checker.passes.engine import FileReport, decode_source
+from checker.passes.engine import FileReport
 from checker.reading.discovery import STDIN
-from checker.reading.source import read_source
+from checker.reading.source import decode_source, read_source
 from checker.spec.findings import Finding
 
 PROG = "aigcheck"

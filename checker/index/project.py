@@ -34,11 +34,11 @@ from checker.facts.registrations.targets import Body, Target
 from checker.facts.scopes.tree import Binding, BindingKind
 from checker.index.change_scan import ChangeScans
 from checker.index.outlines import Outlines, Stamp, file_stamp
+from checker.index.pipeline import Parsed, parse
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.exhaustive import exhaustive
-from checker.reading.libcst_text import for_libcst, parse_for_libcst
 from checker.reading.packages import candidates, looked_for, module_file, names_a_submodule
-from checker.reading.source import PREFILTER, Gate, Unanalysable, decode_source, file_digest, python_gate, read_source
+from checker.reading.source import PREFILTER, Unanalysable, decode, file_digest, read_source
 from checker.spec.links import ABSENT, Place, Registrar
 from checker.spec.torch_api import Marker
 
@@ -380,7 +380,9 @@ class Project:
                 gc.collect()
 
     def _parse(self, path: Path, require_api: bool = True, vetted: bool = False) -> ModuleFacts | None:
-        """``vetted``: CPython's parser already found the file safe for libcst."""
+        """The facts of the module at ``path``, as the engine would build them (one pipeline:
+        :mod:`checker.index.pipeline`), or None when it cannot be read or analysed.
+        ``vetted``: CPython's parser already found the file safe for libcst."""
         try:
             data = read_source(path)
             if data is None:
@@ -388,21 +390,16 @@ class Project:
             if require_api and not exhaustive() and PREFILTER not in data:
                 # A module that never mentions the API can neither be nor alias a registrar.
                 return None
-            text = decode_source(data)
-            # What would crash libcst is never handed to it.
-            gate = Gate(accepted=True) if vetted else python_gate(text)
-            if gate.refused is not None:
+            decoded = decode(data)  # (bytes replaced only where CPython lets them be: its names hold)
+            if isinstance(decoded, Unanalysable):
                 return None
-            prepared = for_libcst(text, gate.tree)
-            parsed = parse_for_libcst(text, prepared, gate.without_tree())
-        except (OSError, SyntaxError, UnicodeError, LookupError, RecursionError):
+            parsed = parse(decoded.text, str(path), self, vetted=vetted)
+        except (OSError, RecursionError):
             return None
-        if isinstance(parsed, Unanalysable):
+        if not isinstance(parsed, Parsed):
             return None
-        module, _ = parsed
-        facts = ModuleFacts(module, str(path), index=self)
-        facts.digest = hashlib.sha256(data).hexdigest()
-        return facts
+        parsed.facts.digest = hashlib.sha256(data).hexdigest()
+        return parsed.facts
 
 
 class _EveryName(Container[str]):

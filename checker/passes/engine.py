@@ -1,7 +1,8 @@
 """The engine: one file in, findings out.
 
 It reads bytes, applies the text pre-filter, decodes (PEP 263), parses once with
-libcst, builds the module's facts once and runs every selected rule over them. Any
+libcst, builds the module's facts once (the one pipeline the project index parses its
+modules by too: :mod:`checker.index.pipeline`) and runs every selected rule over them. Any
 failure to read or parse becomes an AIG900 finding and the run goes on; a crash of
 the checker itself is returned as ``internal_error`` so the caller can say so and
 exit 2 without losing the other files' findings.
@@ -23,6 +24,7 @@ import hashlib
 import traceback
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,9 +36,7 @@ from checker.reading.source import (
     MAX_FILE_BYTES,
     Prefilter,
     Unanalysable,
-    decode_leniently,
-    decode_source,
-    python_gate,
+    decode,
     read_candidate,
     source_encoding,
     split_lines,
@@ -172,14 +172,10 @@ def analyse_source(
         return LinkedReport(FileReport(path))
     if len(data) > MAX_FILE_BYTES:
         return LinkedReport(unanalysable(path, _codes(rules), too_large(len(data))))
-    lossy = False
-    try:
-        text = decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        lenient = decode_leniently(data)  # CPython may run it all the same: bad bytes in a comment
-        if lenient is None:
-            return LinkedReport(unanalysable(path, _codes(rules), Unanalysable(f"cannot decode the file: {error}")))
-        text, lossy = lenient, True
+    decoded = decode(data)
+    if isinstance(decoded, Unanalysable):
+        return LinkedReport(unanalysable(path, _codes(rules), decoded))
+    text, lossy = decoded.text, decoded.lossy
     try:
         digest = hashlib.sha256(data).hexdigest()
         modules = index if index is not None else new_index()
@@ -207,29 +203,23 @@ def _check_text(
     prefilter: Prefilter = API_ONLY,
     elsewhere: tuple[Elsewhere, ...] = (),
 ) -> LinkedReport:
-    from checker.facts.module import ModuleFacts  # imported lazily: most files never get here
+    from checker.index.pipeline import parse  # imported lazily: most files never get here
     from checker.output.fixes import apply_fixes
-    from checker.reading.libcst_text import for_libcst, parse_for_libcst
     from checker.reading.positions import locate
 
-    gate = python_gate(text)
-    if gate.refused is not None:
-        return LinkedReport(unanalysable(path, _codes(rules), gate.refused))
-    if gate.tree is not None and not unused_noqa and not may_register(gate.tree, text, prefilter):
-        return LinkedReport(FileReport(path))  # the API is only talked about (comments, docstrings, messages)
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
     # (Nor when fixing: the fixed code must be of the very text parsed here.)
-    facts = modules.parsed(path, digest) if digest and not (elsewhere or fix) else None
-    prepared = for_libcst(text, gate.tree)
-    gate = gate.without_tree()  # CPython's tree would otherwise stay in memory beside libcst's
-    if facts is None:
-        parsed = parse_for_libcst(text, prepared, gate)
-        if isinstance(parsed, Unanalysable):
-            return LinkedReport(unanalysable(path, _codes(rules), parsed))
-        module, prepared = parsed
-        facts = ModuleFacts(module, path, index=modules, elsewhere=elsewhere)
-        if not elsewhere:
-            modules.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
+    reused = modules.parsed(path, digest) if digest and not (elsewhere or fix) else None
+    # Unless the API is only talked about (comments, docstrings, messages), as CPython's tree shows.
+    matters = None if unused_noqa else partial(may_register, text=text, prefilter=prefilter)
+    parsed = parse(text, path, modules, matters=matters, elsewhere=elsewhere, reused=reused)
+    if parsed is None:
+        return LinkedReport(FileReport(path))
+    if isinstance(parsed, Unanalysable):
+        return LinkedReport(unanalysable(path, _codes(rules), parsed))
+    facts, prepared = parsed.facts, parsed.prepared
+    if reused is None and not elsewhere:
+        modules.remember(Path(path), facts, digest)  # a sibling importing from this file reuses the parse
     module = facts.module
     raw = [(rule, report) for rule in rules for report in rule.check(facts)]
     exports = facts.registrars.exported()

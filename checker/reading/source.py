@@ -290,6 +290,28 @@ def decode_leniently(data: bytes) -> str | None:
 
 
 @dataclass(frozen=True)
+class Decoded:
+    """A module's text as the interpreter reads its bytes; ``lossy``: bytes that do not
+    decode (in a comment, where CPython lets them be) were replaced, so it is not what the
+    file holds and is never fixed."""
+
+    text: str
+    lossy: bool = False
+
+
+def decode(data: bytes) -> Decoded | Unanalysable:
+    """The text of a module's bytes (:func:`decode_source`, else :func:`decode_leniently`),
+    or why it has none: the first step of the one pipeline from bytes to facts."""
+    try:
+        return Decoded(decode_source(data))
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        lenient = decode_leniently(data)  # CPython may run it all the same: bad bytes in a comment
+        if lenient is None:
+            return Unanalysable(f"cannot decode the file: {error}")
+        return Decoded(lenient, lossy=True)
+
+
+@dataclass(frozen=True)
 class Gate:
     """CPython's verdict: ``refused`` stops the file; ``syntax`` is kept for messages;
     ``tree`` is CPython's syntax tree when it parsed the file."""

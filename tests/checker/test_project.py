@@ -9,7 +9,7 @@ from projects import RULES, assert_marked, check, run, write
 
 from checker.api import check_file
 from checker.index.project import Project
-from checker.passes.engine import check_path
+from checker.passes.engine import analyse_path, check_path
 from checker.spec.findings import Finding
 
 
@@ -437,3 +437,34 @@ def test_namespace_packages_resolve_absolute_imports(tmp_path: Path) -> None:
         },
     )
     check(tmp_path, "src/nsp/models/ops.py")
+
+
+# -- one pipeline from bytes to facts (issue 21) -------------------------------------------------
+
+_REGISTERS = "import torch\n\n\n@torch.compiler.allow_in_graph\ndef scaled(x):\n    return x * 2\n"
+#: Modules the engine and the index must read alike: each as bytes, and whether it is analysed.
+PIPELINE_CASES: dict[str, tuple[bytes, bool]] = {
+    "plain": (_REGISTERS.encode(), True),
+    "form-feed-indentation": (_REGISTERS.replace("    return", "\f    return").encode(), True),
+    "long-boolean-chain": ((_REGISTERS + "FLAG = " + " and ".join(["x"] * 300) + "\n").encode(), True),
+    "bad-byte-in-a-comment": (_REGISTERS.encode() + b"# caf\xe9\n", True),
+    "latin-1-cookie": (b"# -*- coding: latin-1 -*-\n" + _REGISTERS.encode() + b"NAME = '\xe9'\n", True),
+    "syntax-error": (_REGISTERS.encode() + b"def broken(:\n", False),
+    "nested-too-deeply": (_REGISTERS.encode() + b"X = " + b"(" * 300 + b")" * 300 + b"\n", False),
+    "undecodable": (_REGISTERS.encode() + b"NAME = '\xff'\n", False),
+}
+
+
+@pytest.mark.parametrize(("data", "analysed"), PIPELINE_CASES.values(), ids=list(PIPELINE_CASES))
+def test_the_engine_and_the_index_read_a_module_by_one_pipeline(data: bytes, analysed: bool, tmp_path: Path) -> None:
+    """The index parses a module a checked file imports as the engine parses a checked file:
+    where one can analyse it, so can the other, and they find the same registrations."""
+    path = tmp_path / "kernels.py"
+    path.write_bytes(data)
+    checked = analyse_path(path, RULES)
+    assert checked.report.internal_error is None
+    facts = Project().facts(path, require_api=False)
+    assert checked.report.parsed is analysed
+    assert (facts is not None) is analysed
+    if facts is not None:
+        assert facts.registered_functions == checked.links.registered == ("scaled",)
