@@ -278,7 +278,7 @@ PUBLIC: dict[str, frozenset[str] | EllipsisType] = {
 #: reliability tests, grouped by the hazard they guard against, not by module.
 MIRRORS: dict[str, tuple[str, ...]] = {
     "benchmarks/runtime_guard_overhead.py": ("runtime_guard.registry",),  # spends TRACED_EAGER_CALLS first
-    "tests/checker/facts/test_captures.py": ("checker.rules._wording",),  # captures shown as rules word them
+    "tests/checker/facts/test_captures.py": ("checker.facts.captures",),
     "tests/checker/test_baseline.py": ("checker.command.baseline",),
     # The command line's own tests: its run, its report, and faults injected below the front door.
     "tests/checker/test_cli.py": ("checker.command.run", "checker.output", "checker.passes"),

@@ -7,14 +7,19 @@ import textwrap
 import libcst as cst
 import pytest
 
+from checker.facts.captures.capture import Capture, Holder
 from checker.facts.module import ModuleFacts
-from checker.rules import _wording as words
 
 
 def captured(source: str) -> list[tuple[str, str]]:
     """(name, kind) of every capture of every registered body."""
     facts = ModuleFacts(cst.parse_module(textwrap.dedent(source)), "t.py")
-    return [(words.captured(capture), capture.inferred.kind.name) for capture in facts.captures()]
+    return [(shown(capture), capture.inferred.kind.name) for capture in facts.captures()]
+
+
+def shown(capture: Capture) -> str:
+    """The captured name: ``W``, ``self.w``, ``default of 'w'`` (a parameter's default value)."""
+    return f"default of '{capture.name}'" if capture.source.holder is Holder.DEFAULT else capture.name
 
 
 CASES = {
