@@ -13,7 +13,7 @@ from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec import contract
 from checker.spec import torch_api as api
 from checker.spec.contract import Verdict
-from checker.spec.messages import ArgumentUnproxyable
+from checker.spec.messages import ArgumentUnproxyable, Passed
 
 
 class UnproxyableCallArgument(Rule):
@@ -92,8 +92,8 @@ class UnproxyableCallArgument(Rule):
             out = fused(out, torch.sin)  # AIG104
             """,
             messages=(
-                ArgumentUnproxyable("a plain class instance", "fused"),
-                ArgumentUnproxyable("the builtin function torch.sin (InternalTorchDynamoError)", "fused"),
+                ArgumentUnproxyable(Passed.INSTANCE, "fused", "plain class"),
+                ArgumentUnproxyable(Passed.BUILTIN, "fused", "torch.sin"),
             ),
         ),
     )
@@ -125,29 +125,30 @@ class UnproxyableCallArgument(Rule):
             for arg in call.args:
                 problem = _problem(facts, arg.value, scope)
                 if problem is not None:
-                    yield report(arg.value, ArgumentUnproxyable(problem, target.display))
+                    passed, detail = problem
+                    yield report(arg.value, ArgumentUnproxyable(passed, target.display, detail))
 
 
-def _problem(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str | None:
-    """What is wrong with passing ``expr``, or None when it is fine or unknown."""
+def _problem(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> tuple[Passed, str] | None:
+    """What is wrong with passing ``expr`` (and its detail), or None when it is fine or unknown."""
     with facts.inference.following_imports():  # an instance of a class imported from the project
         return _judged(facts, expr, scope)
 
 
-def _judged(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> str | None:
+def _judged(facts: ModuleFacts, expr: cst.BaseExpression, scope: Scope) -> tuple[Passed, str] | None:
     for name in facts.inference.qualified_names(expr, scope):
         if api.is_torch_tensor_call(name) and not isinstance(expr, cst.Call):
-            return f"the builtin function {name} (InternalTorchDynamoError)"
+            return Passed.BUILTIN, name
     inferred = facts.inference.infer(expr, scope)
     kind = inferred.kind
     if kind is Kind.FUNCTION and (inferred.definition is not None or isinstance(expr, cst.Lambda)):
-        return "a function"
+        return Passed.FUNCTION, ""
     if kind is Kind.MODULE:
-        return "an nn.Module"
+        return Passed.MODULE, ""
     if kind is Kind.NDARRAY:
-        return "a numpy array (compilation fails: expected np.ndarray, got FakeTensor)"
+        return Passed.NDARRAY, ""
     if kind is Kind.OBJECT and isinstance(inferred.definition, cst.ClassDef):
         category = facts.inference.class_model(inferred.definition).category
         if contract.user_class(category).verdict is Verdict.GRAPH_BREAK:
-            return f"a {category.value} instance"
+            return Passed.INSTANCE, category.value
     return None

@@ -76,8 +76,8 @@ class RecreatedClosure(Rule):
             shifted = torch.compiler.allow_in_graph(make(3.0))  # AIG401
             """,
             messages=(
-                ClosureRecreated("nested def 'inner'", "make", ("k",), returned_by="make(...)"),
-                ClosureRecreated("lambda", "__init__", ("self",)),
+                ClosureRecreated("inner", "make", ("k",), returned_by="make(...)"),
+                ClosureRecreated("", "__init__", ("self",)),
             ),
         ),
     )
@@ -108,7 +108,7 @@ class RecreatedClosure(Rule):
                 continue
             creator = target.bodies[0].scope.parent.enclosing_function()  # type: ignore[union-attr]
             definition = target.definition
-            closure = "lambda" if isinstance(definition, cst.Lambda) else f"nested def '{definition.name.value}'"  # type: ignore[union-attr]
+            nested_def = "" if isinstance(definition, cst.Lambda) else definition.name.value  # type: ignore[union-attr]
             returned_by = target.display if isinstance(target.node, cst.Call) else ""
-            message = ClosureRecreated(closure, creator.name, tuple(names), returned_by)  # type: ignore[union-attr]
+            message = ClosureRecreated(nested_def, creator.name, tuple(names), returned_by)  # type: ignore[union-attr]
             yield report(target.node, message)

@@ -70,6 +70,7 @@ from checker.spec.messages.values import (
     ParameterIsCtx,
     ParameterUndocumented,
     ParameterUnproxyable,
+    Passed,
     ResultValueBaked,
     ResultValueUnproxyable,
     ReturnsBakedNumber,
@@ -78,6 +79,7 @@ from checker.spec.messages.values import (
 )
 
 __all__ = [
+    "Passed",
     "BodyTraced",
     "GraphBrokeOnResult",
     "DefRegisteredAgain",

@@ -12,17 +12,20 @@ from checker.spec.messages.base import L, Message, cite
 
 @dataclass(frozen=True)
 class ClosureRecreated(Message):
-    """AIG401: ``closure`` (``lambda``, ``nested def 'f'``, each ``returned_by`` a call) is
-    made anew by every call of ``creator`` and closes over ``names``."""
+    """AIG401: a nested def named ``nested_def`` (a lambda when empty), returned by the call
+    ``returned_by`` where it is registered through one, is made anew by every call of
+    ``creator`` and closes over ``names``."""
 
     code = "AIG401"
-    closure: str
+    nested_def: str
     creator: str
     names: tuple[str, ...]
     returned_by: str = ""
 
     def text(self) -> str:
-        what = f"{self.closure} returned by {self.returned_by}" if self.returned_by else self.closure
+        what = f"nested def '{self.nested_def}'" if self.nested_def else "lambda"
+        if self.returned_by:
+            what += f" returned by {self.returned_by}"
         listed = ", ".join(f"'{name}'" for name in self.names)
         pass_as = "as an argument" if len(self.names) == 1 else "as arguments"
         return (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from checker.spec.contract import CLAUSE_TEXT, CONSEQUENCE_TEXT, Clause, Consequence
@@ -64,19 +65,41 @@ class ParameterIsCtx(Message):
         )
 
 
+class Passed(enum.Enum):
+    """What a call passes to a registered function that Dynamo cannot put in the graph (AIG104)."""
+
+    BUILTIN = "builtin"
+    FUNCTION = "function"
+    MODULE = "module"
+    NDARRAY = "ndarray"
+    INSTANCE = "instance"
+
+
+#: ``{d}`` is the detail: the builtin's name, the instance's class category.
+_PASSED = {
+    Passed.BUILTIN: "the builtin function {d} (InternalTorchDynamoError)",
+    Passed.FUNCTION: "a function",
+    Passed.MODULE: "an nn.Module",
+    Passed.NDARRAY: "a numpy array (compilation fails: expected np.ndarray, got FakeTensor)",
+    Passed.INSTANCE: "a {d} instance",
+}
+
+
 @dataclass(frozen=True)
 class ArgumentUnproxyable(Message):
-    """AIG104: a call passes ``passed`` (``a function``, ``an nn.Module``...) to ``target``."""
+    """AIG104: a call passes a ``passed`` (``detail``: the builtin's name, or the instance's
+    class category) to ``target``."""
 
     code = "AIG104"
-    passed: str
+    passed: Passed
     target: str
+    detail: str = ""
 
     def text(self) -> str:
         return (
-            f"passes {self.passed} to registered {self.target}(); Dynamo cannot put it in the graph, "
-            "so the call graph-breaks (or fails) and the registration is lost; pass tensors and plain "
-            "values instead"
+            f"passes {_PASSED[self.passed].format(d=self.detail)} to registered {self.target}(); Dynamo cannot "
+            "put it in the graph, so the call graph-breaks (or fails) and the registration is lost; pass tensors "
+            "and plain values instead"
         )
 
 
