@@ -9,6 +9,7 @@ from checker.facts.registrations.targets import Target, TargetKind, Uncallable
 from checker.rules import _wording as words
 from checker.rules.base import Invalid, Report, Rule, report
 from checker.spec.messages import RegistersNotCallable
+from checker.spec.messages import Uncallable as Registered
 
 
 class NotCallable(Rule):
@@ -74,9 +75,8 @@ class NotCallable(Rule):
                     return x * 2
             """,
             messages=(
-                RegistersNotCallable(
-                    "torch.compiler.allow_in_graph", "Ops.value", "a property object, which is not callable"
-                ),
+                RegistersNotCallable("torch.compiler.allow_in_graph", "Ops.value", Registered.PROPERTY_OBJECT),
+                RegistersNotCallable("torch.compiler.allow_in_graph", "None", Registered.VALUE, "None"),
             ),
         ),
     )
@@ -91,25 +91,28 @@ class NotCallable(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Report]:
         for target in facts.targets:
             if target.kind is TargetKind.NOT_CALLABLE:
-                staticmethod = target.not_callable is Uncallable.STATICMETHOD_OBJECT
+                assert target.not_callable is not None  # a NOT_CALLABLE target says what it is
+                registered = _REGISTERED[target.not_callable]
                 registration = words.registration(target.registration)
-                message = RegistersNotCallable(registration, target.display, _what(target), staticmethod)
+                message = RegistersNotCallable(registration, target.display, registered, _detail(target))
                 yield report(target.node, message)
 
 
-_DECORATOR_OBJECTS = {
-    Uncallable.CLASSMETHOD_OBJECT: "a classmethod object, which is not callable",
-    Uncallable.PROPERTY_OBJECT: "a property object, which is not callable",
-    Uncallable.STATICMETHOD_OBJECT: "a staticmethod object, which cannot be weakly referenced",
+#: The facts' kinds of uncallable target, as the message names them.
+_REGISTERED = {
+    Uncallable.NO_CALL: Registered.INSTANCE,
+    Uncallable.VALUE: Registered.VALUE,
+    Uncallable.CLASSMETHOD_OBJECT: Registered.CLASSMETHOD_OBJECT,
+    Uncallable.PROPERTY_OBJECT: Registered.PROPERTY_OBJECT,
+    Uncallable.STATICMETHOD_OBJECT: Registered.STATICMETHOD_OBJECT,
 }
 
 
-def _what(target: Target) -> str:
-    """What was registered instead of a callable."""
+def _detail(target: Target) -> str:
+    """The instance's class, or how the registered value is named."""
     if target.not_callable is Uncallable.NO_CALL:
-        return f"an instance of {target.instance_of}, which defines no __call__"
+        return target.instance_of
     if target.not_callable is Uncallable.VALUE:
         assert target.value is not None
         return words.value(target.value)
-    assert target.not_callable is not None
-    return _DECORATOR_OBJECTS[target.not_callable]
+    return ""

@@ -55,6 +55,7 @@ from checker.spec.messages.registrations import (
     RegistrationIgnored,
     Target,
     TargetNotHonoured,
+    Uncallable,
     UsesPrivateApi,
 )
 from checker.spec.messages.values import (
@@ -79,6 +80,7 @@ from checker.spec.messages.values import (
 )
 
 __all__ = [
+    "Uncallable",
     "Passed",
     "BodyTraced",
     "GraphBrokeOnResult",

@@ -153,25 +153,46 @@ _NOT_CALLABLE = "AssertionError: allow_in_graph expects a callable"
 _STATICMETHOD = "TypeError: cannot create weak reference to 'staticmethod' object"
 
 
+class Uncallable(enum.Enum):
+    """What was registered instead of a callable (AIG405)."""
+
+    INSTANCE = "instance"  # of a class without __call__
+    VALUE = "value"  # a constant, None, a container...
+    CLASSMETHOD_OBJECT = "classmethod-object"
+    PROPERTY_OBJECT = "property-object"
+    STATICMETHOD_OBJECT = "staticmethod-object"
+
+
+#: ``{d}`` is the detail: the instance's class, or how the value is named (``a constant``).
+_UNCALLABLE = {
+    Uncallable.INSTANCE: "an instance of {d}, which defines no __call__",
+    Uncallable.VALUE: "{d}",
+    Uncallable.CLASSMETHOD_OBJECT: "a classmethod object, which is not callable",
+    Uncallable.PROPERTY_OBJECT: "a property object, which is not callable",
+    Uncallable.STATICMETHOD_OBJECT: "a staticmethod object, which cannot be weakly referenced",
+}
+
+
 @dataclass(frozen=True)
 class RegistersNotCallable(Message):
-    """AIG405: ``registration`` registers ``target``, which is ``what`` (``None``, ``a
-    classmethod object, which is not callable``); ``staticmethod``: a staticmethod object."""
+    """AIG405: ``registration`` registers ``target``, which is ``registered`` instead of a
+    callable (``detail``: the instance's class, or the value's words, ``None``, ``a constant``)."""
 
     code = "AIG405"
     registration: str
     target: str
-    what: str
-    staticmethod: bool = False
+    registered: Uncallable
+    detail: str = ""
 
     def text(self) -> str:
         error, fix = (
             (_STATICMETHOD, "put @staticmethod above @allow_in_graph")
-            if self.staticmethod
+            if self.registered is Uncallable.STATICMETHOD_OBJECT
             else (_NOT_CALLABLE, "register a module-level function instead")
         )
+        what = _UNCALLABLE[self.registered].format(d=self.detail)
         return (
-            f"{self.registration}: registers {self.target}, {self.what}; "
+            f"{self.registration}: registers {self.target}, {what}; "
             f"allow_in_graph raises '{error}' when this runs; {fix}"
         )
 
