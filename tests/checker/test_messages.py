@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +108,18 @@ def test_every_target_the_guard_sees_unhonoured_is_worded(target: Target) -> Non
     text = TargetNotHonoured(target, "Block").text()
     assert text.startswith("the target is ") and text.endswith("call it with the values it needs")
     assert ("Block" in text) is (target is Target.MODULE_CLASS)
+
+
+def test_rules_join_no_sentences() -> None:
+    """A rule builds its message through its type: no f-string phrase in a rule module (the
+    words of facts live in ``checker/rules/_wording.py``, the sentences in the message types)."""
+    rules = Path(__file__).resolve().parents[2] / "checker" / "rules"
+    phrases = []
+    for path in sorted(rules.glob("aig*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+                if " " in text:
+                    phrases.append(f"{path.name}:{node.lineno}: {text!r}")
+    assert phrases == []
