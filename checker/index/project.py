@@ -61,6 +61,10 @@ class Project:
 
     def __init__(self, registered_names: frozenset[str] = frozenset()) -> None:
         self.registered_names: Container[str] = _EveryName() if exhaustive() else registered_names
+        #: Registered names the text scan missed (aliases, wrappers) that the full tier found:
+        #: a registration applies to them whatever the outline says (see :meth:`judge_calls_of`).
+        self._found_registered: frozenset[str] = frozenset()
+        self._told: dict[int, tuple[str, ...]] = {}
         self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
         self._dropped = 0
         self._building: set[Path] = set()
@@ -79,6 +83,22 @@ class Project:
         self._looked_paths: dict[tuple[str, str], list[str]] = {}
         self._digests: dict[str, tuple[Stamp | None, str]] = {}
         self._keys: dict[str, str] = {}
+
+    def judge_calls_of(self, names: tuple[str, ...]) -> None:
+        """Judge the calls of ``names`` too: functions the project registers, as the pass after
+        the first hands them on (the full tier found them registered, ``Links.registered``),
+        which the text scan may have missed (``aig = allow_in_graph; aig(f)``, a wrapper's
+        ``register(f)``). Told once per tuple (a run's files share a few, and a prefilter
+        made for one file passes its run's tuple on)."""
+        known = self.registered_names
+        if id(names) in self._told or not isinstance(known, frozenset):  # (every name, exhaustively)
+            return
+        self._told[id(names)] = names  # (kept: its id stays its own)
+        new = {name for name in names if name not in known}
+        if new:
+            self.registered_names = known | new
+            self._found_registered |= new
+            self._registered.clear()  # an answer given before may change
 
     def _key(self, path: str) -> str:
         """The file's real path, the name every record of this index uses for it (each
@@ -294,7 +314,7 @@ class Project:
         if where is None:
             return None
         path, name = where
-        if exhaustive():
+        if exhaustive() or name in self._found_registered:
             return where  # the module's facts say whether a registration applies
         if not self._outlines.mentions_api(path) or name not in self._outlines.of(path).registered:
             return None

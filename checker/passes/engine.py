@@ -209,6 +209,7 @@ def _check_text(
 
     # Parsed already as another file's import? (Not reused with registrations made elsewhere.)
     # (Nor when fixing: the fixed code must be of the very text parsed here.)
+    modules.judge_calls_of(prefilter.imported)  # (the registered names a file is let through for importing)
     reused = modules.parsed(path, digest) if digest and not (elsewhere or fix) else None
     # Unless the API is only talked about (comments, docstrings, messages), as CPython's tree shows.
     matters = None if unused_noqa else partial(may_register, text=text, prefilter=prefilter)

@@ -144,6 +144,11 @@ REGISTRATIONS = {
     "in-a-top-level-try": "try:\n    torch.compiler.allow_in_graph(scaled)\nexcept AttributeError:\n    pass",
     "rebound-in-an-if": "if HAVE:\n    scaled = torch.compiler.allow_in_graph(scaled)",
     "keyword": "torch.compiler.allow_in_graph(fn=scaled)",
+    # Found by the full tier only (the text scan cannot see an alias or a wrapper): the pass
+    # after the first hands the names on.
+    "alias": "aig = torch.compiler.allow_in_graph\naig(scaled)",
+    "wrapper": "def register(fn):\n    return torch.compiler.allow_in_graph(fn)\n\n\nregister(scaled)",
+    "in-a-function": "def setup():\n    torch.compiler.allow_in_graph(scaled)\n\n\nsetup()",
 }
 
 
