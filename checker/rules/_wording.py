@@ -116,11 +116,6 @@ def value(value: Inferred) -> str:
 # -- captures ------------------------------------------------------------------------
 
 
-def captured(capture: Capture) -> str:
-    """The captured name as the facts tests show it: ``W``, ``self.w``, ``default of 'w'``."""
-    return f"default of '{capture.name}'" if capture.source.holder is Holder.DEFAULT else capture.name
-
-
 def source(capture: Capture) -> str:
     """Where a captured value comes from: ``the module scope``, ``the enclosing function
     make()``, ``a Block object``; for a helper of another module, that module and line."""
