@@ -270,7 +270,7 @@ PUBLIC: dict[str, frozenset[str] | EllipsisType] = {
     "runtime_guard": ...,
     "runtime_guard.backend": ...,
 }
-#: Tests that mirror modules ("tests mirror modules", shared/CONVENTIONS.md) and unit-test
+#: Tests that mirror modules (the conventions: "tests mirror modules") and unit-test
 #: them through their own names: each test file, and the modules (or folders: all their
 #: modules) it unit-tests. Every other test goes through ``PUBLIC``: a test of behaviour
 #: (source in, findings out; a run of the command line) then survives any move below the
