@@ -258,6 +258,12 @@ class Project:
         path = Path(module)
         if path.name == "__init__.py" and names_a_submodule(path, name):
             return False  # ``torch._C``: an extension module, not a value of torch/__init__.py
+        if exhaustive():  # the module's facts say, not its outline
+            facts = self.facts(path, require_api=False)
+            return facts is not None and any(
+                binding.kind in _VALUE_BINDINGS or binding.written_in is not facts.tree.module
+                for binding in facts.tree.module.bindings.get(name, [])
+            )
         return name in self._outlines.of(path).values
 
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
@@ -420,6 +426,12 @@ class Project:
             return None
         parsed.facts.digest = hashlib.sha256(data).hexdigest()
         return parsed.facts
+
+
+#: Bindings that can hold data (not an import, a def or a class): what the outline's ``values`` reads.
+_VALUE_BINDINGS = frozenset(
+    {BindingKind.ASSIGN, BindingKind.ANNOTATION, BindingKind.AUGMENTED, BindingKind.LOOP, BindingKind.WITH}
+)
 
 
 class _EveryName(Container[str]):

@@ -26,9 +26,10 @@ from pathlib import Path
 from types import FrameType
 
 from checker.reading.exhaustive import exhaustive
+from checker.reading.forms import REGISTRAR_WORD
 
 #: A file that does not contain this text cannot register anything.
-PREFILTER = b"allow_in_graph"
+PREFILTER = REGISTRAR_WORD.encode()
 #: Files larger than this are reported (AIG900) rather than parsed.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 _LIMIT_MIB = MAX_FILE_BYTES // (1024 * 1024)
