@@ -306,6 +306,7 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     "tests/checker/test_settings.py": ("checker.configuration", "checker.reading.discovery"),
     # One table of cases per predicate both tiers ask, run through each tier's own adapter.
     "tests/checker/test_shared_predicates.py": (
+        "checker.facts.captures.changes",
         "checker.facts.registrations.sites",
         "checker.facts.scopes",
         "checker.index",

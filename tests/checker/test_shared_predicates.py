@@ -17,6 +17,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from checker.facts.captures.changes import ChangeKind, local_change
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form, registered_argument
 from checker.facts.scopes import statements as scope_statements
@@ -145,6 +146,51 @@ def test_the_change_scans_text_prefilter_lets_every_mutation_through(line: str, 
     may = _Prefilter({Path("config.py"): {"X"}}, None).in_place.search(line.encode()) is not None
     if expected is not None and not expected.memoises:
         assert may
+
+
+# -- changes of module state ------------------------------------------------------------------
+
+#: Code after ``X = []`` in the module that binds ``X``, and why ``X`` can change after
+#: compilation (None: it cannot), as the full tier (``facts.captures.changes.local_change``)
+#: and the cheap tier (``index.change_walk``, which answers for other modules) both read it.
+CHANGES: dict[str, ChangeKind | None] = {
+    "def f():\n    global X\n    X = 2": ChangeKind.DECLARED,
+    "def f():\n    global X\n    del X": ChangeKind.DECLARED,
+    "X += [1]": ChangeKind.AUGMENTED,
+    "for i in range(3):\n    X = [i]": ChangeKind.LOOP,
+    'if __name__ == "__main__":\n    X = [2]': ChangeKind.REBOUND,
+    'if "__main__" == __name__:\n    X = [2]': ChangeKind.REBOUND,
+    'if __name__ == "__main__":\n    X.append(2)': ChangeKind.MUTATED,
+    "def f():\n    X.append(1)": ChangeKind.MUTATED,
+    "def f(k):\n    X[k] = 1": ChangeKind.MUTATED,
+    "def f(k):\n    if k not in X:\n        X[k] = 1": None,
+    "def f(k):\n    X.setdefault(k, 1)": None,
+    "X.append(1)": None,
+    "X = [2]": None,
+    "def f():\n    X = 2": None,
+    "def f(X):\n    X.append(1)": None,
+    'if __name__ != "__main__":\n    X = [2]': None,
+}
+
+
+def _full_tier_change(code: str) -> ChangeKind | None:
+    tree = build_tree(cst.parse_module(f"X = []\n{code}\n"))
+    change = local_change(tree, "X", tree.module, tree.bindings(tree.module, "X"))
+    return None if change is None else change.kind
+
+
+def _cheap_tier_change(code: str) -> ChangeKind | None:
+    module = Path("config.py")
+    found = changes(
+        ast.parse(f"X = []\n{code}\n"), module, "X", {module: {"X"}}, own=True, rebinding=True, module_of=lambda d: None
+    )
+    return next((change.kind for change in found), None)
+
+
+@pytest.mark.parametrize(("code", "expected"), CHANGES.items(), ids=list(CHANGES))
+def test_change_of_module_state_in_both_node_types(code: str, expected: ChangeKind | None) -> None:
+    assert _full_tier_change(code) is expected
+    assert _cheap_tier_change(code) is expected
 
 
 # -- registrations --------------------------------------------------------------------------
