@@ -253,6 +253,27 @@ def test_registration_in_both_node_types(registration: str, expected: set[str], 
     assert mentions.may_register(tree, text, API_ONLY) is (bool(expected) or "allow_in_graph(" in registration)
 
 
+#: Registrations only the full tier sees (an alias, a wrapper, the API fetched by name): the
+#: cheap tier's text scan and outline do not, and the pass after the first hands the names
+#: the full tier found on (``Links.registered``; ``test_exhaustive`` runs them end to end).
+FULL_TIER_ONLY: dict[str, set[str]] = {
+    "aig = torch.compiler.allow_in_graph\naig(f)": {"f"},
+    "def register(fn):\n    return allow_in_graph(fn)\n\n\nregister(f)": {"f"},
+    'getattr(torch.compiler, "allow_in_graph")(f)': {"f"},
+}
+
+
+@pytest.mark.parametrize(("registration", "expected"), FULL_TIER_ONLY.items(), ids=list(FULL_TIER_ONLY))
+def test_registration_the_full_tier_alone_sees(registration: str, expected: set[str], tmp_path: Path) -> None:
+    text = _REGISTERING.format(registration=registration)
+    path = tmp_path / "m.py"
+    path.write_text(text, encoding="utf-8")
+    assert expected <= _full_tier_registered(text)  # (a wrapper's own call registers its parameter too)
+    assert not outline(path).registered & expected
+    assert not registered_in(text.encode()) & expected
+    assert mentions.may_register(ast.parse(text), text, API_ONLY)  # the file is parsed all the same
+
+
 #: A registrar call, the index of the parameter its registrar registers, and the argument it registers.
 REGISTERED_ARGUMENTS = {
     "reg(f)": (0, "f"),
