@@ -148,6 +148,7 @@ REGISTRATIONS = {
     # after the first hands the names on.
     "alias": "aig = torch.compiler.allow_in_graph\naig(scaled)",
     "wrapper": "def register(fn):\n    return torch.compiler.allow_in_graph(fn)\n\n\nregister(scaled)",
+    "getattr": 'getattr(torch.compiler, "allow_in_graph")(scaled)',
     "in-a-function": "def setup():\n    torch.compiler.allow_in_graph(scaled)\n\n\nsetup()",
 }
 
