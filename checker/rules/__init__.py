@@ -29,7 +29,7 @@ from checker.rules.aig501_trace_time_side_effect import TraceTimeSideEffect
 from checker.rules.aig502_data_dependent_python import DataDependentPython
 from checker.rules.aig503_needs_custom_op import NeedsCustomOp
 from checker.rules.aig900_parse_error import ParseError
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Rule, RuleFinding, report
 from checker.spec.catalog import PLANNED
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -59,4 +59,4 @@ ALL_RULES: tuple[type[Rule], ...] = (
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 
-__all__ = ["ALL_RULES", "PLANNED", "RULES_BY_CODE", "Report", "Rule", "report"]
+__all__ = ["ALL_RULES", "PLANNED", "RULES_BY_CODE", "Rule", "RuleFinding", "report"]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.contract import Verdict
 from checker.spec.messages import Function, ParameterUnproxyable
 
@@ -116,7 +116,7 @@ class UnproxyableParameter(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for function, param, judgement in judged_parameters(facts, Verdict.GRAPH_BREAK):
             admits = words.member(judgement)
             yield report(param, ParameterUnproxyable(function, param.name.value, admits, judgement.entry.note))

@@ -9,7 +9,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import TargetKind
 from checker.facts.scopes.syntax import children
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import ParameterIsCtx
 
 #: ctx attributes that hold tensors saved by an autograd forward.
@@ -88,7 +88,7 @@ class AutogradCtxParameter(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         saved: dict[cst.CSTNode, dict[str, str]] = {}  # one walk per body, whatever its parameters
         for target, body, param in facts.arguments():
             if target.kind is TargetKind.AUTOGRAD_FUNCTION:

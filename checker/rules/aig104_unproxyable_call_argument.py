@@ -9,7 +9,7 @@ import libcst as cst
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.facts.scopes.tree import Scope
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec import contract
 from checker.spec import torch_api as api
 from checker.spec.contract import Verdict
@@ -120,7 +120,7 @@ class UnproxyableCallArgument(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for call, scope, target in facts.registered_calls():
             for arg in call.args:
                 problem = _problem(facts, arg.value, scope)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._parameters import judged_parameters
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.contract import Verdict
 from checker.spec.messages import Function, ParameterUndocumented
 
@@ -68,6 +68,6 @@ class UndocumentedParameterType(Rule):
         ),
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for function, param, judgement in judged_parameters(facts, Verdict.WORKS):
             yield report(param, ParameterUndocumented(function, param.name.value, words.member(judgement)))

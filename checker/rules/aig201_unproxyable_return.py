@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec import contract
 from checker.spec.contract import Verdict
 from checker.spec.messages import AnnotatedUnproxyableResult, ConstructsUnproxyable, Function, ReturnsUnproxyable
@@ -136,7 +136,7 @@ class UnproxyableReturn(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for body, annotation, judgement in return_annotations(facts):
             if judgement.verdict is Verdict.GRAPH_BREAK:
                 message = AnnotatedUnproxyableResult(words.function(body), words.member(judgement))

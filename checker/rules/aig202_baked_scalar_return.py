@@ -11,7 +11,7 @@ from checker.facts.registrations.targets import Body
 from checker.facts.scopes.tree import Scope
 from checker.rules import _wording as words
 from checker.rules._results import returned
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import Function, ReturnsBakedNumber
 
 
@@ -112,7 +112,7 @@ class BakedScalarReturn(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for function, body, value, scope in returned(facts):
             if isinstance(value, (cst.Tuple, cst.List)):
                 for element in _elements(value):
@@ -122,7 +122,7 @@ class BakedScalarReturn(Rule):
 
     def _judge(
         self, facts: ModuleFacts, function: Function, body: Body, value: cst.BaseExpression, scope: Scope, inside: bool
-    ) -> Iterator[Report]:
+    ) -> Iterator[RuleFinding]:
         found = facts.values.type_of(value, scope)
         if found is None or not found.is_number:
             return

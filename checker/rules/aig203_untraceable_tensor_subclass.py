@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._results import registered_classes, return_annotations, returned
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.contract import UserClass
 from checker.spec.messages import (
     AnnotatedUntraceableSubclass,
@@ -133,7 +133,7 @@ class UntraceableTensorSubclass(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for body, annotation, judgement in return_annotations(facts):
             if judgement.category is UserClass.BARE_SUBCLASS:
                 yield report(annotation, AnnotatedUntraceableSubclass(words.function(body), judgement.spelled))

@@ -8,7 +8,7 @@ from checker.facts.captures.capture import Holder
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import Call, DefaultIsTensor, Function, Message, ReadsCapturedTensor
 
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
@@ -168,7 +168,7 @@ class CapturedTensor(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for capture in facts.captures():
             kind = capture.inferred.kind
             if not kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundered):

@@ -10,7 +10,7 @@ from checker.facts.captures.capture import Capture, Holder
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.links import Place
 from checker.spec.messages import DefaultIsMutable, Function, Message, ReadsChangingState
 
@@ -195,7 +195,7 @@ class CapturedMutableState(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for capture in facts.captures():
             kind = capture.inferred.kind
             if kind.is_tensor_like or (kind is Kind.TENSOR and capture.laundered):

@@ -8,7 +8,7 @@ from checker.facts.captures.capture import Laundered, Laundering
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import Function, LaundersCapturedTensor
 
 #: Conversions Dynamo's fake-tensor check catches (loudly); the others are silent.
@@ -94,7 +94,7 @@ class LaunderedCapture(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for capture in facts.captures():
             if capture.inferred.kind is not Kind.TENSOR or capture.laundered is None:
                 continue

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from checker.facts.module import ModuleFacts
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import ClosureRecreated
 
 
@@ -99,7 +99,7 @@ class RecreatedClosure(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for target in facts.honoured_targets:
             if not target.created_in_function:
                 continue

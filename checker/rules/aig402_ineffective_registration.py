@@ -9,7 +9,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import MethodUse, Target, TargetKind
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import Ignored, RegistrationIgnored
 
 #: What torch does not honour, by the kind of target (a bound method by its use, apart).
@@ -188,7 +188,7 @@ class IneffectiveRegistration(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for target in facts.targets:
             message = _why(target)
             if message is not None:

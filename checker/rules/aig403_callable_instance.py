@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import TargetKind
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import RegistersCallableInstance
 
 
@@ -95,7 +95,7 @@ class CallableInstance(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for target in facts.targets:
             if target.kind is TargetKind.CALLABLE_INSTANCE:
                 registration = words.registration(target.registration)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import RegistersInCompiledRegion
 
 
@@ -96,7 +96,7 @@ class RegistrationInCompiledRegion(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for registration in facts.registrations:
             if registration.where is not None:
                 continue  # registered by another module, where this rule judges the call

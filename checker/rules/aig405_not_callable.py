@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.targets import Target, TargetKind, Uncallable
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import RegistersNotCallable
 from checker.spec.messages import Uncallable as Registered
 
@@ -88,7 +88,7 @@ class NotCallable(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for target in facts.targets:
             if target.kind is TargetKind.NOT_CALLABLE:
                 assert target.not_callable is not None  # a NOT_CALLABLE target says what it is

@@ -8,7 +8,7 @@ from typing import ClassVar
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form
 from checker.rules import _wording as words
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import MarkersConflict
 
 
@@ -105,7 +105,7 @@ class ConflictingMarkers(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for target in facts.targets:
             if target.registration.form is Form.ELSEWHERE:
                 continue  # reported at the registration, by the module that registers it

@@ -10,7 +10,7 @@ import libcst as cst
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.sites import Form
 from checker.facts.scopes.tree import BindingKind, Scope
-from checker.rules.base import Fix, Invalid, Report, Rule, report
+from checker.rules.base import Fix, Invalid, Rule, RuleFinding, report
 from checker.spec.messages import UsesPrivateApi
 
 _PRIVATE = frozenset({"torch._dynamo.allow_in_graph", "torch._dynamo.decorators.allow_in_graph"})
@@ -89,7 +89,7 @@ class PrivateApi(Rule):
         ),
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         reported: set[cst.CSTNode] = set()
         for node, fix in self._spellings(facts):
             if node not in reported:

@@ -8,7 +8,7 @@ from checker.facts.captures.bodies import EventKind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import Function, SideEffectAtTraceTime
 
 
@@ -115,6 +115,6 @@ class TraceTimeSideEffect(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for function, event in events_of(facts, EventKind.SIDE_EFFECT):
             yield report(event.node, SideEffectAtTraceTime(function, words.event(event)))

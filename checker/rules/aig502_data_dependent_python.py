@@ -8,7 +8,7 @@ from checker.facts.captures.bodies import EventKind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import DecidesOnData, Function
 
 
@@ -87,6 +87,6 @@ class DataDependentPython(Rule):
         """,
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for function, event in events_of(facts, EventKind.DATA_DEPENDENT):
             yield report(event.node, DecidesOnData(function, words.event(event)))

@@ -8,7 +8,7 @@ from checker.facts.captures.bodies import EventKind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules._events import events_of
-from checker.rules.base import Invalid, Report, Rule, report
+from checker.rules.base import Invalid, Rule, RuleFinding, report
 from checker.spec.messages import Function, ReadsHostMemory
 
 
@@ -75,6 +75,6 @@ class NeedsCustomOp(Rule):
         ),
     )
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for function, event in events_of(facts, EventKind.HOST_ACCESS):
             yield report(event.node, ReadsHostMemory(function, words.event(event)))

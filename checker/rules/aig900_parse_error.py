@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.rules.base import Invalid, Report, Rule
+from checker.rules.base import Invalid, Rule, RuleFinding
 from checker.spec.messages import NotAnalysed
 
 
@@ -68,6 +68,6 @@ class ParseError(Rule):
         ),
     )
 
-    def check(self, facts: object) -> Iterator[Report]:
+    def check(self, facts: object) -> Iterator[RuleFinding]:
         # The engine reports AIG900 itself, before any facts exist.
         return iter(())

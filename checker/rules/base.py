@@ -35,7 +35,7 @@ class Fix:
 
 
 @dataclass(frozen=True)
-class Report:
+class RuleFinding:
     """A rule's raw finding: the node it points at and its message.
 
     The message may cite syntax nodes where it cites lines (``bound=capture.binding``):
@@ -59,9 +59,9 @@ class Report:
         return self.numbered(line_of).text()
 
 
-def report(node: cst.CSTNode, message: Message, fix: Fix | None = None) -> Report:
+def report(node: cst.CSTNode, message: Message, fix: Fix | None = None) -> RuleFinding:
     """``report(capture.node, ReadsCapturedTensor(..., bound=capture.binding))``."""
-    return Report(node, message, fix)
+    return RuleFinding(node, message, fix)
 
 
 def _cited(value: object) -> Iterator[cst.CSTNode]:
@@ -127,7 +127,7 @@ class Rule:
                 raise TypeError(f"{cls.__name__}: {cls.code} is not in checker/spec/catalog.py; add it there")
             setattr(cls, attribute, getattr(info, attribute))
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         raise NotImplementedError
 
     @classmethod

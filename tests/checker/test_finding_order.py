@@ -16,7 +16,7 @@ import pytest
 
 from checker.api import check_source
 from checker.output.reporters import REPORTERS, ordered
-from checker.rules.base import Report, Rule, report
+from checker.rules.base import Rule, RuleFinding, report
 from checker.spec.findings import Finding, Severity
 from checker.spec.messages import Message
 
@@ -48,7 +48,7 @@ class SameStart(Rule):
     default_enabled = True
     summary = "Two findings at one place."
 
-    def check(self, facts: ModuleFacts) -> Iterator[Report]:
+    def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         statement = facts.module.body[-1]
         assert isinstance(statement, cst.SimpleStatementLine)
         expression = statement.body[0]
