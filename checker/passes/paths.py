@@ -71,14 +71,16 @@ def check_paths(
     crashes the parser or overruns a budget costs only its own result; else every file
     is parsed in this process."""
     store, refused = _cache(settings, cache)
-    # discover() checks that every path exists before yielding anything, so a
-    # mistyped path stops the run before any output.
-    items = list(discover(paths, settings.name_excludes(), settings.stdin_filename or "<stdin>"))
-    options = Options(useful_workers(jobs, default_workers(), items), fix, unused_noqa, contained=contained)
     files: list[CheckedFile] = []
     problems: list[DiscoveryProblem] = []
     stdin: bytes | None = None
+    # The forker first: it imports the analysis on a core of its own while this process
+    # walks the tree (started after the walk, the cold torch run took 10% longer).
     with _forking(paths, store, contained) as forker:
+        # discover() checks that every path exists before yielding anything, so a
+        # mistyped path stops the run before any output.
+        items = list(discover(paths, settings.name_excludes(), settings.stdin_filename or "<stdin>"))
+        options = Options(useful_workers(jobs, default_workers(), items), fix, unused_noqa, contained=contained)
         session = Session(options, store, progress, forker)
 
         def job_for(path: str) -> Job | None:
