@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,18 +75,40 @@ def _defined(data: bytes) -> set[str]:
 
 def registered_in(data: bytes) -> set[str]:
     """The functions the text registers: ``allow_in_graph(f)``, ``@allow_in_graph`` on a def,
-    wherever the registrar's name can name the API (:func:`checker.reading.forms.names_registrar`)."""
+    wherever the registrar's name can name the API (:func:`checker.reading.forms.names_registrar`).
+
+    An indented registration counts where its top-level statement is a block of the module
+    (``if``, ``try``, ``with``): there it registers a module-level function. In the body of a
+    top-level def or class it registers a parameter, a local or a method
+    (``def deco(cls): allow_in_graph(cls)``), which no other file calls: counting it would
+    have every file that calls a ``cls`` parsed for nothing.
+    """
     if REGISTRAR_WORD.encode() not in data:
         return set()
-    found = {
-        name.decode()
-        for registrar, name in (*_CALLED.findall(data), *_DECORATED.findall(data))
-        if names_registrar(registrar.decode().rpartition(".")[2])
-    }
+    starts: list[int] | None = None
+    found = set()
+    for match in (*_CALLED.finditer(data), *_DECORATED.finditer(data)):
+        registrar, name = (group.decode() for group in match.groups())
+        if not names_registrar(registrar.rpartition(".")[2]):
+            continue
+        if match.group(0)[:1] in (b" ", b"\t"):
+            starts = [line.start() for line in _TOP_STATEMENT.finditer(data)] if starts is None else starts
+            enclosing = (
+                starts[bisect_right(starts, match.start()) - 1] if starts and starts[0] < match.start() else None
+            )
+            if enclosing is not None and _DEFINING.match(data, enclosing):
+                continue
+        found.add(name)
     # CapWords names are classes (PEP 8): constructing a registered class is not a call judged
     # elsewhere, and their importers would only be analysed for nothing. A function named
     # so is still found, by the pass after the first (``Links.registered``).
     return {name for name in found if not name[:1].isupper()}
+
+
+#: A line that starts a top-level statement (not a blank, a comment or a closing bracket).
+_TOP_STATEMENT = re.compile(rb"(?m)^[^ \t\r\n#)\]}]")
+#: A top-level statement whose indented body is a function's or a class's.
+_DEFINING = re.compile(rb"(?:async[ \t]+)?(?:def|class)\b")
 
 
 def may_register_from(tree: ast.Module, path: Path, targets: Set[Path], registrars: tuple[str, ...]) -> bool:

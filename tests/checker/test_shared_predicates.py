@@ -274,6 +274,26 @@ def test_registration_the_full_tier_alone_sees(registration: str, expected: set[
     assert mentions.may_register(ast.parse(text), text, API_ONLY)  # the file is parsed all the same
 
 
+#: Registrations in the body of a top-level def or class: they register a parameter, a local
+#: or a method, which no other file calls, so the text scan of registered functions (whose
+#: names make other files' calls worth parsing) counts none of them; the full tier sees each.
+IN_A_BODY: dict[str, str] = {
+    "def deco(cls):\n    torch.compiler.allow_in_graph(cls)\n    return cls": "cls",
+    "async def deco(fn):\n    allow_in_graph(fn)": "fn",
+    "def make():\n    if HAVE:\n        allow_in_graph(f)": "f",
+    "def make():\n\n    @allow_in_graph\n    def inner(x):\n        return x": "inner",
+    "class K:\n    torch.compiler.allow_in_graph(f)": "f",
+    "@decorate\ndef deco(cls):\n    allow_in_graph(fn=cls)": "cls",
+}
+
+
+@pytest.mark.parametrize(("registration", "name"), IN_A_BODY.items(), ids=list(IN_A_BODY))
+def test_a_registration_in_a_body_names_no_function_other_files_call(registration: str, name: str) -> None:
+    text = _REGISTERING.format(registration=registration)
+    assert name in _full_tier_registered(text)
+    assert registered_in(text.encode()) == set()
+
+
 #: A registrar call, the index of the parameter its registrar registers, and the argument it registers.
 REGISTERED_ARGUMENTS = {
     "reg(f)": (0, "f"),
