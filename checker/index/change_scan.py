@@ -26,7 +26,7 @@ from checker.index.change_walk import Exposed, Found, Resolve, changes
 from checker.reading.exhaustive import exhaustive
 from checker.reading.mentions import top_level
 from checker.reading.packages import import_name, module_file, project_files, project_root, tree_digest
-from checker.reading.source import WORDS, bytes_or_none, decode_source, python_gate
+from checker.reading.source import WORDS, Unanalysable, bytes_or_none, decode, python_gate
 
 #: How many modules deep re-exports of a name are followed.
 _MAX_REEXPORTS = 8
@@ -275,10 +275,10 @@ def _from_import_line(stem: str, name: str, *, bare_relative: bool) -> re.Patter
 
 
 def _parsed(data: bytes) -> ast.Module | None:
-    try:
-        gate = python_gate(decode_source(data))
-    except (SyntaxError, UnicodeError, LookupError):
+    decoded = decode(data)  # as the full tier decodes it
+    if isinstance(decoded, Unanalysable):
         return None
+    gate = python_gate(decoded.text)
     return gate.tree if gate.refused is None else None
 
 

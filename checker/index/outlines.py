@@ -28,7 +28,7 @@ from checker.reading.mentions import (
     value_names,
 )
 from checker.reading.packages import candidates
-from checker.reading.source import PREFILTER, Prefilter, decode_source, python_gate, read_source
+from checker.reading.source import PREFILTER, Decoded, Prefilter, Unanalysable, decode, python_gate, read_source
 
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
@@ -61,10 +61,13 @@ def outline(path: Path) -> Outline:
         data = read_source(path)
         if data is None:
             return EMPTY  # over the analysis limit: never parsed
-        text = decode_source(data)
-        gate = python_gate(text)
-    except (OSError, SyntaxError, UnicodeError, LookupError):
+        decoded = decode(data)  # as the full tier decodes it: a bad byte in a comment is no stop
+    except OSError:
         return EMPTY
+    if isinstance(decoded, Unanalysable):
+        return EMPTY
+    text = decoded.text
+    gate = python_gate(text)
     if gate.refused is not None:
         return EMPTY
     mentions = PREFILTER in data
@@ -94,10 +97,11 @@ def imports(path: Path) -> Mapping[str, str]:
     """The module's top-level ``from m import x [as y]`` (y -> ``m.x``): what it re-exports."""
     try:
         data = read_source(path)
-        gate = python_gate(decode_source(data)) if data is not None else None
-    except (OSError, SyntaxError, UnicodeError, LookupError):
+    except OSError:
         return {}
-    return {} if gate is None or gate.tree is None else dict(_reexports(gate.tree))
+    decoded = decode(data) if data is not None else None
+    tree = python_gate(decoded.text).tree if isinstance(decoded, Decoded) else None
+    return {} if tree is None else dict(_reexports(tree))
 
 
 class Outlines:

@@ -41,7 +41,7 @@ from checker.passes.schedule import Job, Options, Workers, check_one, check_outc
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.exhaustive import exhaustive
 from checker.reading.packages import import_name, project_files, project_root
-from checker.reading.source import PREFILTER, WORDS, Prefilter, decode_source, python_gate, read_source
+from checker.reading.source import PREFILTER, WORDS, Prefilter, Unanalysable, decode, python_gate, read_source
 from checker.spec.links import Elsewhere
 
 if TYPE_CHECKING:
@@ -420,10 +420,10 @@ def _may_register(path: str, modules: set[Path], needles: tuple[bytes, ...], rea
         return False
     if not any(re.search(re.escape(needle) + rb"\w*\s*\(", data) for needle in needles):
         return False  # no call of a registrar (a wrapper defined here calls one too)
-    try:
-        gate = python_gate(decode_source(data))
-    except (SyntaxError, UnicodeError, LookupError):
+    decoded = decode(data)  # as the full tier decodes it
+    if isinstance(decoded, Unanalysable):
         return True  # let the full check say what is wrong with it
+    gate = python_gate(decoded.text)
     if gate.tree is None:
         return gate.refused is None  # newer syntax than this interpreter's: libcst decides
     registrars = tuple(needle.decode() for needle in needles)

@@ -342,3 +342,13 @@ def test_every_spelling_of_the_api_the_full_tier_knows_names_a_registrar(qualifi
 )
 def test_names_registrar(identifier: str, expected: bool) -> None:
     assert names_registrar(identifier) is expected
+
+
+def test_the_cheap_tier_decodes_a_module_as_the_full_tier_does(tmp_path: Path) -> None:
+    """A byte that is not UTF-8 in a comment: CPython runs the module, the full tier reads it
+    (leniently), and so does the outline, which had given up on it."""
+    text = _REGISTERING.format(registration="torch.compiler.allow_in_graph(f)")
+    path = tmp_path / "m.py"
+    path.write_bytes(text.encode().replace(b"HAVE = True", b"HAVE = True  # caf\xe9"))
+    assert _full_tier_registered(path.read_bytes().decode("utf-8", errors="replace")) == {"f"}
+    assert outline(path).registered == {"f"}
