@@ -40,6 +40,7 @@ from checker.passes.engine import FileReport, LinkedReport, new_index
 from checker.passes.schedule import Job, Options, Workers, check_one, check_outcomes
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.exhaustive import exhaustive
+from checker.reading.forms import REGISTRAR_WORD
 from checker.reading.packages import import_name, project_files, project_root
 from checker.reading.source import PREFILTER, WORDS, Prefilter, Unanalysable, decode, python_gate, read_source
 from checker.spec.links import Elsewhere
@@ -167,7 +168,7 @@ class Session:
                 if candidate not in done and candidate != os.path.abspath(path):
                     wanted.setdefault(candidate, set()).add(Path(path))
         found = self._check_mentioning(wanted, (PREFILTER,), self.options, job_for)
-        aliases = sorted({name for outcome in found for name in outcome.links.exports if "allow_in_graph" not in name})
+        aliases = _unspelled_aliases(found)
         if aliases:  # ``register = allow_in_graph`` in a utils module: the files naming ``register`` too
             needles = tuple(name.encode() for name in aliases)
             rest: dict[str, set[Path]] = {}
@@ -251,9 +252,7 @@ class Session:
     def _widen_for_aliases(self, jobs: list[Job], outcomes: list[LinkedReport]) -> None:
         """Check again the skipped files that mention an alias the first pass found, or
         import a function it found registered that the text scan before it did not."""
-        aliases = sorted(
-            {name for outcome in outcomes for name in outcome.links.exports if "allow_in_graph" not in name}
-        )
+        aliases = _unspelled_aliases(outcomes)
         known = set(self.options.prefilter.imported)
         registered = {name for outcome in outcomes for name in outcome.links.registered}
         if not aliases and registered <= known:
@@ -299,6 +298,12 @@ class Session:
         done = dict(zip(rest, self._again(rest, self.options), strict=True)) if rest else {}
         for i, job in again:
             outcomes[i] = begun[job] if job in begun else done[job]
+
+
+def _unspelled_aliases(outcomes: Iterable[LinkedReport]) -> list[str]:
+    """The registrar aliases the files export (``register = allow_in_graph``) that the text
+    pre-filter cannot see: those not spelling the registrar word, which it searches for."""
+    return sorted({name for outcome in outcomes for name in outcome.links.exports if REGISTRAR_WORD not in name})
 
 
 def _handoffs(outcomes: Iterable[LinkedReport]) -> dict[str, list[Elsewhere]]:
