@@ -148,6 +148,7 @@ def check_paths(
     unused_noqa: bool = False,
     contained: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    on_walked: Callable[[PathsReport], None] | None = None,
     exhaustive: bool = False,
     **choices: Unpack[Choices],
 ) -> PathsReport:
@@ -163,7 +164,9 @@ def check_paths(
     fixed sources in the reports; ``unused_noqa``: suppressions that suppressed nothing
     too; ``contained``: parse in worker processes, so that a file that crashes the parser
     or overruns a budget costs only its own result (else every file is parsed in this
-    process); ``progress(done, total)``: called as files are checked. ``exhaustive``: every
+    process); ``progress(done, total)``: called as files are checked; ``on_walked(report)``:
+    called before any file is checked, with what the walk found (``problems``,
+    ``refused_cache``; no files yet). ``exhaustive``: every
     file parsed, no prefilter, veto or reverse-scan selection taken, and nothing answered from
     the cache (slow; the findings are those of a normal run, which tests hold it to).
     """
@@ -181,4 +184,5 @@ def check_paths(
             unused_noqa=unused_noqa,
             contained=contained,
             progress=progress,
+            on_walked=on_walked,
         )

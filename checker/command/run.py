@@ -86,6 +86,7 @@ def check(args: RunOptions) -> int:
         fix=args.fixing,
         unused_noqa=args.report_unused_noqa,
         progress=progress,
+        on_walked=_warn,
     )
     if progress is not None:
         progress.clear()
@@ -113,16 +114,20 @@ def check(args: RunOptions) -> int:
     return EXIT_FINDINGS
 
 
-def _take(checked: PathsReport, args: RunOptions, run: _Run) -> None:
-    """Say what could not be used or walked, then take each file's report into the run."""
-    if checked.refused_cache is not None:
+def _warn(walked: PathsReport) -> None:
+    """Say what could not be used or walked, before the run checks any file."""
+    if walked.refused_cache is not None:
         write(
             sys.stderr,
-            f"{PROG}: warning: {escape_controls(checked.refused_cache)} is a symbolic link; the cache is off for this run"
+            f"{PROG}: warning: {escape_controls(walked.refused_cache)} is a symbolic link; the cache is off for this run"
             " (remove the link, or name a folder with --cache-dir)\n",
         )
-    for problem in checked.problems:
+    for problem in walked.problems:
         write(sys.stderr, f"{PROG}: warning: {escape_controls(str(problem))}\n")
+
+
+def _take(checked: PathsReport, args: RunOptions, run: _Run) -> None:
+    """Take each file's report into the run."""
     for file in checked.files:
         data = checked.stdin if file.path is None else None
         if file.path is not None:

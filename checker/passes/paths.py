@@ -65,11 +65,14 @@ def check_paths(
     unused_noqa: bool = False,
     contained: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    on_walked: Callable[[PathsReport], None] | None = None,
 ) -> PathsReport:
     """The reports of the files under ``paths`` (``-``: standard input), checked as
     ``settings`` say. ``contained``: parse in worker processes, so that a file that
     crashes the parser or overruns a budget costs only its own result; else every file
-    is parsed in this process."""
+    is parsed in this process. ``on_walked``: called once the paths are walked, before any
+    file is checked, with what is known then (``problems``, ``refused_cache``; no files),
+    so that a long run can say at once what it will do without."""
     store, refused = _cache(settings, cache)
     files: list[CheckedFile] = []
     problems: list[DiscoveryProblem] = []
@@ -81,6 +84,10 @@ def check_paths(
         # mistyped path stops the run before any output.
         items = list(discover(paths, settings.name_excludes(), settings.stdin_filename or "<stdin>"))
         options = Options(useful_workers(jobs, default_workers(), items), fix, unused_noqa, contained=contained)
+        if on_walked is not None:
+            on_walked(
+                PathsReport(problems=tuple(i for i in items if isinstance(i, DiscoveryProblem)), refused_cache=refused)
+            )
         session = Session(options, store, progress, forker)
 
         def job_for(path: str) -> Job | None:

@@ -135,3 +135,21 @@ def test_importing_the_front_door_imports_neither_libcst_nor_the_rules() -> None
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
+
+
+def test_what_the_walk_could_not_use_is_said_before_any_file_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "ops.py").write_text(CAPTURE, encoding="utf-8")
+    (tmp_path / "loop").symlink_to(".", target_is_directory=True)
+    events: list[str] = []
+    report = check_paths(
+        [str(tmp_path)],
+        isolated=True,
+        jobs=1,
+        contained=False,
+        on_walked=lambda walked: events.extend(f"walked: {problem.path}" for problem in walked.problems),
+        progress=lambda done, total: events.append(f"checked {done} of {total}"),
+    )
+    assert (
+        events[0] == f"walked: {tmp_path / 'loop'}" and events[1:] and all(e.startswith("checked") for e in events[1:])
+    )
+    assert [problem.path for problem in report.problems] == [str(tmp_path / "loop")]
