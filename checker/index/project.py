@@ -33,13 +33,14 @@ from checker.facts.registrations.handoffs import Origin
 from checker.facts.registrations.targets import Body, Target
 from checker.facts.scopes.tree import Binding, BindingKind
 from checker.index.change_scan import ChangeScans
+from checker.index.dependencies import Dependencies
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.exhaustive import exhaustive
-from checker.reading.packages import candidates, looked_for, module_file, names_a_submodule
-from checker.reading.source import PREFILTER, Unanalysable, decode, file_digest, read_source
-from checker.spec.links import ABSENT, Place, Registrar
+from checker.reading.packages import candidates, module_file, names_a_submodule
+from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
+from checker.spec.links import Place, Registrar
 from checker.spec.torch_api import Marker
 
 T = TypeVar("T")
@@ -74,15 +75,7 @@ class Project:
         self._module_files: dict[tuple[str, str], str | None] = {}
         self._registered: dict[tuple[str, str], tuple[Path, str] | None] = {}
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
-        #: importing module -> the modules its facts consulted (path -> sha256 of their bytes)
-        self._consulted: dict[str, dict[str, str]] = {}
-        #: importing module -> every file its imports looked for (path -> sha256, or ABSENT);
-        #: for the cache only: parsed facts are not stale because a file nobody parsed appeared.
-        self._looked: dict[str, dict[str, str]] = {}
-        self._looked_names: dict[str, set[str]] = {}
-        self._looked_paths: dict[tuple[str, str], list[str]] = {}
-        self._digests: dict[str, tuple[Stamp | None, str]] = {}
-        self._keys: dict[str, str] = {}
+        self._deps = Dependencies()
 
     def judge_calls_of(self, names: tuple[str, ...]) -> None:
         """Judge the calls of ``names`` too: functions the project registers, as the pass after
@@ -100,77 +93,24 @@ class Project:
             self._found_registered |= new
             self._registered.clear()  # an answer given before may change
 
-    def _key(self, path: str) -> str:
-        """The file's real path, the name every record of this index uses for it (each
-        path resolved once: a resolve costs a system call per folder of the path)."""
-        key = self._keys.get(path)
-        if key is None:
-            key = self._keys[path] = str(Path(path).resolve())
-        return key
-
     def dependencies(self, path: str) -> dict[str, str]:
         """Every file the result of ``path`` depends on, directly or through the modules
         its facts consulted: path -> sha256 of its bytes, or ``ABSENT`` for a file an
         import looked for and did not find."""
-        return self._closure(path, (self._looked, self._consulted))
-
-    def _closure(self, path: str, records: tuple[dict[str, dict[str, str]], ...]) -> dict[str, str]:
-        start = self._key(path)
-        found: dict[str, str] = {}
-        pending = [start]
-        while pending:
-            module = pending.pop()
-            # Where two records name one file, the last wins: the digest of the bytes parsed.
-            merged = {name: digest for record in records for name, digest in record.get(module, {}).items()}
-            for name, digest in merged.items():
-                if name not in found and name != start:
-                    found[name] = digest
-                    if digest != ABSENT:
-                        pending.append(name)
-        return found
-
-    def _look(self, importer: str, qualified: str) -> None:
-        """Record the files an import of ``qualified`` in ``importer`` looks for, as they are now."""
-        importer_key = self._key(importer)
-        names = self._looked_names.setdefault(importer_key, set())
-        if qualified in names:
-            return
-        names.add(qualified)
-        where = (str(Path(importer).parent), qualified)
-        if where not in self._looked_paths:
-            self._looked_paths[where] = [self._key(str(path)) for path in looked_for(Path(importer), qualified)]
-        record = self._looked.setdefault(importer_key, {})
-        for path in self._looked_paths[where]:
-            if path != importer_key:
-                record[path] = self._digest(path)
-
-    def _digest(self, path: str) -> str:
-        """sha256 of the file's bytes, or ``ABSENT``; read again only when its stamp changed."""
-        stamp = file_stamp(Path(path))
-        known = self._digests.get(path)
-        if known is None or known[0] != stamp:
-            # Only a regular file is a module (a FIFO there is never waited on).
-            known = self._digests[path] = (stamp, file_digest(path) or ABSENT)
-        return known[1]
-
-    def _forget(self, key: str) -> None:
-        """A module about to be parsed again records afresh what it consults."""
-        self._consulted.pop(key, None)
-        self._looked.pop(key, None)
-        self._looked_names.pop(key, None)
+        return self._deps.of(path)
 
     def parsed(self, path: str, digest: str) -> ModuleFacts | None:
         """The facts of ``path`` if it was already parsed with these bytes (as an import)
         and no module they consulted has changed since."""
-        cached = self._facts.get(Path(self._key(path)))
+        cached = self._facts.get(Path(self._deps.key(path)))
         facts = cached[1] if cached is not None else None
-        if facts is None or facts.digest != digest or self._stale(self._key(path)):
+        if facts is None or facts.digest != digest or self._stale(self._deps.key(path)):
             return None
         return facts
 
     def _stale(self, key: str) -> bool:
         """Whether a module the facts of ``key`` consulted was edited since it was parsed."""
-        for name in self._closure(key, (self._consulted,)):
+        for name in self._deps.consulted_through(key):
             cached = self._facts.get(Path(name))
             if cached is None or cached[0] != file_stamp(Path(name)):
                 return True
@@ -182,7 +122,7 @@ class Project:
         ``require_api``: only modules that mention the API (where registrars can be);
         values and base classes can come from any module of the package.
         """
-        self._look(importer, qualified)
+        self._deps.look(importer, qualified)
         key = (str(Path(importer).parent), qualified)
         if key not in self._candidates:
             self._candidates[key] = candidates(Path(importer), qualified)
@@ -191,7 +131,7 @@ class Project:
                 continue
             facts = self.facts(module_path, require_api)
             if facts is not None:
-                self._consulted.setdefault(self._key(importer), {})[self._key(facts.path)] = facts.digest
+                self._deps.consulted(importer, self._deps.key(facts.path), facts.digest)
                 return facts, attribute
         return None
 
@@ -247,7 +187,7 @@ class Project:
         ]
 
     def module_file(self, importer: str, qualified: str) -> str | None:
-        self._look(importer, qualified)
+        self._deps.look(importer, qualified)
         key = (str(Path(importer).parent), qualified)
         if key not in self._module_files:
             found = module_file(Path(importer), qualified)
@@ -269,9 +209,9 @@ class Project:
     def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
         found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
         for path, digest in found.consulted:
-            self._consulted.setdefault(self._key(checked), {})[path] = digest
+            self._deps.consulted(checked, path, digest)
         if found.project is not None:  # for the cache only: parsed facts are not stale for it
-            self._looked.setdefault(self._key(checked), {})[found.project[0]] = found.project[1]
+            self._deps.looked(checked, *found.project)
         if found.where is None:
             return None
         path, evidence = found.where
@@ -279,7 +219,7 @@ class Project:
         return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
 
     def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
-        self._look(importer, qualified)
+        self._deps.look(importer, qualified)
         where = self._outlines.defined_at(importer, qualified)
         if where is None or (not exhaustive() and where[1] not in self._outlines.of(where[0]).values):
             return None  # no assignment binds it there (CPython's outline says, no parse): no alias
@@ -291,7 +231,7 @@ class Project:
             return facts.judge.alias_members(found.name, facts.tree.module, result, inside)
 
     def markers(self, module: str, name: str, checked: str) -> list[tuple[Marker, Place]]:
-        self._looked.setdefault(self._key(checked), {})[self._key(module)] = self._digest(self._key(module))
+        self._deps.looked(checked, self._deps.key(module), self._deps.digest(self._deps.key(module)))
         facts = self.facts(Path(module), require_api=False)
         if facts is None:
             return []
@@ -304,7 +244,7 @@ class Project:
         ]
 
     def registered_target(self, importer: str, qualified: str) -> Target | None:
-        self._look(importer, qualified)
+        self._deps.look(importer, qualified)
         key = (importer, qualified)
         if key not in self._registered:
             self._registered[key] = self._registered_at(importer, qualified)
@@ -368,7 +308,7 @@ class Project:
         if stamp is None:
             return  # stdin, or a file that went away
         facts.digest = digest
-        self._forget(str(key))
+        self._deps.forget(str(key))
         self._keep(key, (stamp, facts))
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
@@ -388,7 +328,7 @@ class Project:
             cached = None  # skipped before for not mentioning the API; now any module will do
         if cached is None or cached[0] != stamp or self._stale(str(key)):  # a long-lived process must see edits
             self._building.add(key)
-            self._forget(str(key))
+            self._deps.forget(str(key))
             try:
                 cached = (stamp, self._parse(key, require_api, vetted=self._vetted(key, stamp)))
             finally:
