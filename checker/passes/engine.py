@@ -45,6 +45,7 @@ from checker.reading.source import (
 from checker.spec.catalog import PARSE_ERROR
 from checker.spec.findings import Finding
 from checker.spec.links import Elsewhere, Links, Place
+from checker.spec.messages import NotAnalysed
 
 if TYPE_CHECKING:
     from checker.index.project import Project
@@ -286,5 +287,6 @@ def unanalysable(path: str, codes: Collection[str], why: Unanalysable) -> FileRe
     if PARSE_ERROR.code not in codes:
         return FileReport(path)
     code, name, severity = PARSE_ERROR.code, PARSE_ERROR.name, PARSE_ERROR.severity
-    finding = Finding(path, why.line, why.column, why.line, why.column, code, name, severity, why.reason)
+    message = NotAnalysed(why.reason).text()
+    finding = Finding(path, why.line, why.column, why.line, why.column, code, name, severity, message)
     return FileReport(path, tuple(fingerprinted([finding], [])))
