@@ -18,7 +18,9 @@ class DataDependentPython(Rule):
     ## What it does
     Reports, inside a registered function, Python control flow on a tensor value
     (`if`, `while`, `assert`, a conditional expression), `bool(tensor)`, and `.item()`
-    or `.tolist()` of an argument or local tensor. An expression counts as a tensor
+    or `.tolist()` of an argument or local tensor, or of a tensor computed from one
+    (`torch.quantile(x.abs(), q).item()`; not one built from constants alone,
+    `torch.tensor(0.5).item()`). An expression counts as a tensor
     when inference says so or when the body calls a tensor-only method on a parameter
     (`x.sum() > 0`); a bare parameter of unknown type does not (`if eps > 0` is fine).
     Shapes (`x.shape[0] > 4`) are not data and are not reported.
@@ -74,6 +76,25 @@ class DataDependentPython(Rule):
             """,
             messages=(DecidesOnData(Function("clip"), "converts a tensor to a Python bool with bool(...)"),),
         ),
+        Invalid(
+            """
+            import torch
+
+            @torch.compiler.allow_in_graph
+            def clip_to_quantile(x: torch.Tensor, q: float):
+                bound = torch.quantile(x.abs(), q).item()  # AIG502
+                return x.clamp(-bound, bound)
+
+            @torch.compiler.allow_in_graph
+            def weighted(x, w):
+                return x * (x.abs() * w).sum().tolist()  # AIG502
+
+            @torch.compiler.allow_in_graph
+            def chained(x: torch.Tensor):
+                return x * torch.nn.functional.softmax(x, dim=-1).max().item()  # AIG502
+            """,
+            messages=(DecidesOnData(Function("clip_to_quantile"), "reads tensor data into Python with .item()"),),
+        ),
     )
     valid = (
         """
@@ -84,6 +105,14 @@ class DataDependentPython(Rule):
             if x.shape[0] > 4 and eps > 0 and training:
                 x = x[:4]
             return x if x.dim() == 2 else x.flatten()
+        """,
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def halved(x, q):
+            # a tensor of constants, and one of a parameter whose type is unknown
+            return x * torch.tensor(0.5).item() + torch.quantile(x, q).item()
         """,
     )
 

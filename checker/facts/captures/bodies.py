@@ -116,9 +116,20 @@ class BodyEvents:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             method = expr.func.attr.value
             receiver = expr.func.value
-            if method in TENSOR_ONLY_METHODS and self.is_local(receiver, scope, body):
+            if method in TENSOR_ONLY_METHODS and (
+                self.is_local(receiver, scope, body) or self.is_tensor(receiver, scope, body)
+            ):
                 return True
         return self.inference.infer(expr, scope).kind is Kind.TENSOR
+
+    def is_derived_tensor(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
+        """A tensor the body computes from a tensor of its own: ``torch.quantile(x.abs(), q)``,
+        ``(x * w).sum()``; not one built from constants alone (``torch.tensor(0.5)``)."""
+        if not self.is_tensor(expr, scope, body):
+            return False
+        return any(
+            self.is_local(part, scope, body) and self.is_tensor(part, scope, body) for part in _same_scope_parts(expr)
+        )
 
     def is_local(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
         """An expression rooted in a parameter or local of the body (not captured state)."""
@@ -214,7 +225,9 @@ class _Walker(Walker):
             return
         if isinstance(node.func, cst.Attribute):
             method, receiver = node.func.attr.value, node.func.value
-            if method in _DATA_METHODS and events.is_local(receiver, scope, body):
+            if method in _DATA_METHODS and (
+                events.is_local(receiver, scope, body) or events.is_derived_tensor(receiver, scope, body)
+            ):
                 self._emit(EventKind.DATA_DEPENDENT, node, Action.READ_DATA, method)
                 return
             if method in _HOST_METHODS and events.is_local(receiver, scope, body):
@@ -233,3 +246,18 @@ def _is_first(binding: object, body: Body) -> bool:
     params = body.node.params
     first = (list(params.posonly_params) + list(params.params))[:1]
     return bool(first) and first[0].name is getattr(binding, "node", None)
+
+
+def _same_scope_parts(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The expressions inside ``expr``, itself first, not entering a lambda or a
+    comprehension (their names live in scopes of their own)."""
+    pending: list[cst.CSTNode] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.BaseExpression):
+            yield node
+        if node is expr or not isinstance(node, _OWN_SCOPES):
+            pending.extend(node.children)
+
+
+_OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
