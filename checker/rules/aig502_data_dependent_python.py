@@ -20,10 +20,12 @@ class DataDependentPython(Rule):
     (`if`, `while`, `assert`, a conditional expression), `bool(tensor)`, and `.item()`
     or `.tolist()` of an argument or local tensor, or of a tensor computed from one
     (`torch.quantile(x.abs(), q).item()`; not one built from constants alone,
-    `torch.tensor(0.5).item()`). An expression counts as a tensor
-    when inference says so or when the body calls a tensor-only method on a parameter
-    (`x.sum() > 0`); a bare parameter of unknown type does not (`if eps > 0` is fine).
-    Shapes (`x.shape[0] > 4`) are not data and are not reported.
+    `torch.tensor(0.5).item()`). An expression counts as a tensor when inference says
+    so, when the body calls a tensor-only method on a parameter (`x.sum() > 0`), when a
+    tensor's method returns one, or when it is a local that every assignment gives a
+    tensor (`total = x.abs().sum(); if total > 0:`); a bare parameter of unknown type
+    does not (`if eps > 0` is fine). Shapes (`x.shape[0] > 4`) are not data, and
+    `t is None` is decided by identity: neither is reported.
 
     ## Why is this bad?
     Dynamo's fake-tensor call cannot decide a branch on data: it graph-breaks with
@@ -92,6 +94,14 @@ class DataDependentPython(Rule):
             @torch.compiler.allow_in_graph
             def chained(x: torch.Tensor):
                 return x * torch.nn.functional.softmax(x, dim=-1).max().item()  # AIG502
+
+            @torch.compiler.allow_in_graph
+            def through_locals(x):
+                total = x.abs().sum()
+                peak = x.abs().max()
+                if total > 0:  # AIG502
+                    return x * bool(total)  # AIG502
+                return x * int(peak)  # AIG502
             """,
             messages=(DecidesOnData(Function("clip_to_quantile"), "reads tensor data into Python with .item()"),),
         ),
@@ -113,6 +123,16 @@ class DataDependentPython(Rule):
         def halved(x, q):
             # a tensor of constants, and one of a parameter whose type is unknown
             return x * torch.tensor(0.5).item() + torch.quantile(x, q).item()
+        """,
+        """
+        import torch
+
+        @torch.compiler.allow_in_graph
+        def maybe_scaled(x: torch.Tensor, scale=None):
+            total = x.sum()
+            if x is None or total is None or scale is None:  # identity, not data
+                return x
+            return x * scale
         """,
     )
 

@@ -23,7 +23,7 @@ from checker.facts.kinds.kind import Kind
 from checker.facts.registrations.targets import Body
 from checker.facts.scopes.syntax import Walker, operands
 from checker.facts.scopes.tree import BindingKind, Declaration, Mutation, Scope, ScopeTree
-from checker.spec.torch_api import TENSOR_ONLY_METHODS
+from checker.spec.torch_api import TENSOR_ONLY_METHODS, tensor_method_result
 
 _LOGGER_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "warning_once", "info_once"}
@@ -81,6 +81,8 @@ class BodyEvents:
     def __init__(self, tree: ScopeTree, inference: Inference) -> None:
         self.tree = tree
         self.inference = inference
+        #: Locals whose assignments are being judged (``t = t + 1`` would ask of itself).
+        self._judging: set[tuple[int, str]] = set()
 
     def events(self, body: Body) -> list[Event]:
         walker = _Walker(self, body)
@@ -107,20 +109,45 @@ class BodyEvents:
 
     def is_tensor(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
         """Inferred tensor, or tensor-only use of a parameter (never a capture)."""
+        if isinstance(expr, cst.Comparison) and all(
+            isinstance(target.operator, (cst.Is, cst.IsNot)) for target in expr.comparisons
+        ):
+            return False  # ``t is None``: decided by identity, not by the tensor's data
         if isinstance(expr, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation)):
             return any(self.is_tensor(child, scope, body) for child in operands(expr))
         if isinstance(expr, cst.Subscript):
             return self.is_tensor(expr.value, scope, body)
         if self.is_captured(expr, scope, body):
             return False
+        if isinstance(expr, cst.Name) and self._assigned_tensors(expr, scope, body):
+            return True
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             method = expr.func.attr.value
             receiver = expr.func.value
-            if method in TENSOR_ONLY_METHODS and (
-                self.is_local(receiver, scope, body) or self.is_tensor(receiver, scope, body)
-            ):
+            if method in TENSOR_ONLY_METHODS and self.is_local(receiver, scope, body):
+                return True  # no builtin type has it: the local is a tensor
+            if tensor_method_result(method) == "tensor" and self.is_tensor(receiver, scope, body):
                 return True
         return self.inference.infer(expr, scope).kind is Kind.TENSOR
+
+    def _assigned_tensors(self, name: cst.Name, scope: Scope, body: Body) -> bool:
+        """A local of the body that every binding assigns a tensor (``t = x.abs().sum()``)."""
+        if not self.is_local(name, scope, body):
+            return False
+        bindings = self.tree.bindings(scope, name.value)
+        key = (id(bindings), name.value)
+        if not bindings or key in self._judging:
+            return False
+        self._judging.add(key)
+        try:
+            return all(
+                binding.kind in _ASSIGNMENTS
+                and binding.value is not None
+                and self.is_tensor(binding.value, binding.written_in, body)
+                for binding in bindings
+            )
+        finally:
+            self._judging.discard(key)
 
     def is_derived_tensor(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
         """A tensor the body computes from a tensor of its own: ``torch.quantile(x.abs(), q)``,
@@ -260,4 +287,5 @@ def _same_scope_parts(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
             pending.extend(node.children)
 
 
+_ASSIGNMENTS = frozenset({BindingKind.ASSIGN, BindingKind.ANNOTATION, BindingKind.WALRUS})
 _OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
