@@ -20,7 +20,8 @@ class UnproxyableParameter(Rule):
     `forward`/`backward` after `ctx`) whose annotation admits a type that graph-breaks:
     an `nn.Module`, a `Callable` or function, a plain class or non-frozen dataclass of
     the project, or a container of those. Annotations are resolved through imports and
-    type aliases (those other project modules define too), string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
+    type aliases (those other project modules define too, imported by name or read through
+    their module: `types.Act`), string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
     `tuple[...]` and `Sequence[...]`; types are judged with `checker/spec/contract.py`.
 
     ## Why is this bad?

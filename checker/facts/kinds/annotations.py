@@ -97,6 +97,10 @@ class AnnotationJudge:
                 members = self._imported_alias(expr.value, scope, result, inside)
             if members is not None:
                 return members
+        if isinstance(expr, cst.Attribute):
+            members = self._alias_of_module(expr, scope, result, inside)
+            if members is not None:
+                return members
         return [self._user_class(expr, scope, result)]
 
     def alias_members(self, name: str, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
@@ -125,6 +129,22 @@ class AnnotationJudge:
         if self.index is None or len(bindings) != 1 or bindings[0].statement is None or not bindings[0].imported:
             return None
         return self.index.alias_members(self.inference.path, bindings[0].imported, result, inside)
+
+    def _alias_of_module(self, expr: cst.Attribute, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
+        """``types.Act`` after ``from pkg import types`` (or ``import pkg.types as t``,
+        ``from . import types``): the alias ``Act`` of that module, as if imported by name."""
+        attributes: list[str] = []
+        root: cst.BaseExpression = expr
+        while isinstance(root, cst.Attribute):
+            attributes.insert(0, root.attr.value)
+            root = root.value
+        if self.index is None or not isinstance(root, cst.Name):
+            return None
+        bindings = self.inference.tree.bindings(scope, root.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT or not bindings[0].imported:
+            return None
+        qualified = ".".join([bindings[0].imported, *attributes])
+        return self.index.alias_members(self.inference.path, qualified, result, inside)
 
     def _generic(self, expr: cst.Subscript, scope: Scope, result: bool, inside: bool) -> list[Judgement]:
         names = self.inference.qualified_names(expr.value, scope)
