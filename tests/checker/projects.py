@@ -18,9 +18,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from checker.api import check_file
+from checker.api import check_file, default_rules
 from checker.command import cli
-from checker.rules import ALL_RULES, Rule
+from checker.rules import Rule
 from checker.spec.findings import Finding, Severity
 from checker.spec.markers import expected
 
@@ -36,7 +36,7 @@ def f(x):
 """
 
 #: The default selection of rules.
-RULES: list[Rule] = [rule() for rule in ALL_RULES if rule.default_enabled]
+RULES: list[Rule] = default_rules()
 
 
 class Place(NamedTuple):

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from test_reporters import finding
 
-from checker.api import check_source
+from checker.api import check_source, default_rules
 from checker.command.baseline import Baseline, BaselineError, load_baseline, write_baseline
-from checker.rules import ALL_RULES
 from checker.spec.findings import Finding
 
-RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
+RULES = default_rules()
 
 LEGACY = """import torch
 

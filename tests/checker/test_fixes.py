@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from checker.api import check_source
-from checker.rules import ALL_RULES
+from checker.api import check_source, default_rules
 
-RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
+RULES = default_rules()
 
 
 def fix(source: str) -> tuple[str | None, list[str]]:

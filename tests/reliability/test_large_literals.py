@@ -20,7 +20,7 @@ import pytest
 from processes import aigcheck, found
 
 import checker.reading.libcst_text
-from checker.api import check_source
+from checker.api import check_source, default_rules
 from checker.reading.libcst_text import for_libcst
 from checker.rules import ALL_RULES, Rule
 from checker.spec.markers import expected
@@ -28,7 +28,7 @@ from checker.spec.markers import expected
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import pathological  # noqa: E402 - the benchmarks folder is not a package
 
-RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
+RULES = default_rules()
 
 
 def test_a_2_mb_data_file_keeps_its_finding(tmp_path: Path) -> None:

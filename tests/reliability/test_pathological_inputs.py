@@ -20,13 +20,12 @@ from pathlib import Path
 import pytest
 
 import checker
-from checker.api import FileReport, check_source
-from checker.rules import ALL_RULES
+from checker.api import FileReport, check_source, default_rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import pathological  # noqa: E402 - the benchmarks folder is not a package
 
-RULES = [rule() for rule in ALL_RULES if rule.default_enabled]
+RULES = default_rules()
 CHECKER = str(Path(checker.__file__).parent)
 
 #: Linear work doubles (here 1.94x to 2.01x); before the fix these sizes gave 2.3x to 3.8x.
