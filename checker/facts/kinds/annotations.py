@@ -91,14 +91,10 @@ class AnnotationJudge:
         known = self._known(expr, scope, result, inside)
         if known is not None:
             return [known]
-        if isinstance(expr, cst.Name):
-            members = self.alias_members(expr.value, scope, result, inside)
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            members = self.alias_members(expr.value, scope, result, inside) if isinstance(expr, cst.Name) else None
             if members is None:
-                members = self._imported_alias(expr.value, scope, result, inside)
-            if members is not None:
-                return members
-        if isinstance(expr, cst.Attribute):
-            members = self._alias_of_module(expr, scope, result, inside)
+                members = self._imported_alias(expr, scope, result, inside)
             if members is not None:
                 return members
         return [self._user_class(expr, scope, result)]
@@ -123,16 +119,12 @@ class AnnotationJudge:
         finally:
             self._expanding.discard(alias)
 
-    def _imported_alias(self, name: str, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
-        """``from .types import Act``: what the alias stands for in the module that binds it."""
-        bindings = self.inference.tree.bindings(scope, name)
-        if self.index is None or len(bindings) != 1 or bindings[0].statement is None or not bindings[0].imported:
-            return None
-        return self.index.alias_members(self.inference.path, bindings[0].imported, result, inside)
-
-    def _alias_of_module(self, expr: cst.Attribute, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
-        """``types.Act`` after ``from pkg import types`` (or ``import pkg.types as t``,
-        ``from . import types``): the alias ``Act`` of that module, as if imported by name."""
+    def _imported_alias(
+        self, expr: cst.Name | cst.Attribute, scope: Scope, result: bool, inside: bool
+    ) -> list[Judgement] | None:
+        """What an imported alias stands for in the module that binds it: ``Act`` after
+        ``from .types import Act``, or ``types.Act`` read through the imported module
+        (``from pkg import types``, ``import pkg.types as t``, ``from . import types``)."""
         attributes: list[str] = []
         root: cst.BaseExpression = expr
         while isinstance(root, cst.Attribute):
@@ -143,6 +135,8 @@ class AnnotationJudge:
         bindings = self.inference.tree.bindings(scope, root.value)
         if len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT or not bindings[0].imported:
             return None
+        if not attributes and bindings[0].statement is None:
+            return None  # ``import m`` binds a module, not an alias
         qualified = ".".join([bindings[0].imported, *attributes])
         return self.index.alias_members(self.inference.path, qualified, result, inside)
 
