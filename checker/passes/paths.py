@@ -75,7 +75,6 @@ def check_paths(
     so that a long run can say at once what it will do without."""
     store, refused = _cache(settings, cache)
     files: list[CheckedFile] = []
-    problems: list[DiscoveryProblem] = []
     stdin: bytes | None = None
     # The forker first: it imports the analysis on a core of its own while this process
     # walks the tree (started after the walk, the cold torch run took 10% longer).
@@ -84,10 +83,9 @@ def check_paths(
         # mistyped path stops the run before any output.
         items = list(discover(paths, settings.name_excludes(), settings.stdin_filename or "<stdin>"))
         options = Options(useful_workers(jobs, default_workers(), items), fix, unused_noqa, contained=contained)
+        problems = tuple(item for item in items if isinstance(item, DiscoveryProblem))
         if on_walked is not None:
-            on_walked(
-                PathsReport(problems=tuple(i for i in items if isinstance(i, DiscoveryProblem)), refused_cache=refused)
-            )
+            on_walked(PathsReport(problems=problems, refused_cache=refused))
         session = Session(options, store, progress, forker)
 
         def job_for(path: str) -> Job | None:
@@ -98,8 +96,8 @@ def check_paths(
         named: list[str] = []  # files named on their own: their project is searched for registrations of them
         for item in items:
             if isinstance(item, DiscoveryProblem):
-                problems.append(item)
-            elif item.path is None:
+                continue  # in ``problems``
+            if item.path is None:
                 stdin, checked = _check_stdin(item, settings, session, job_for)
                 files.append(checked)
             elif item.special is not None:
@@ -112,7 +110,7 @@ def check_paths(
                 if item.explicit:
                     named.append(item.path)
         files += session.check(to_check, job_for, named)
-    return PathsReport(tuple(files), tuple(problems), stdin, refused)
+    return PathsReport(tuple(files), problems, stdin, refused)
 
 
 def _job(source: Source, settings: Settings) -> Job:
