@@ -161,6 +161,31 @@ class TensorToDataInOp(Message):
         )
 
 
+@dataclass(frozen=True)
+class LeftWhileTracing(Message):
+    """AIG301, as the runtime guard sees it after a traced call returns: the call left a
+    ``what`` (``FakeTensor``) it created while tracing in the program's own ``holder``
+    (``dict``, ``lru_cache of``) ``container`` (``pkg.kernels._MEMO``), under ``key`` for a
+    dict; every later call that reads it back fails (evidence/dynamo/FINDINGS.md S§12)."""
+
+    code = "AIG301"
+    what: str
+    shape: tuple[int, ...]
+    dtype: str
+    holder: str
+    container: str
+    key: str | None = None
+
+    def text(self) -> str:
+        key = f", key {self.key}" if self.key is not None else ""
+        return (
+            f"leaves a {self.what} (shape {self.shape}, dtype {self.dtype}) created while tracing in the "
+            f"{self.holder} {self.container}{key}; {_CAPTURES}; the program keeps it after compiling, so every call "
+            "that reads it back fails, the compiled one and every later eager call alike, until it is cleared "
+            "(S§12); pass the tensor in as an argument, or build it outside the registered function"
+        )
+
+
 def _seen(what: str, name: str | None, shape: tuple[int, ...], dtype: str) -> str:
     """``tensor 'W' (shape (4,), dtype torch.float32)``, or, for a tensor no capture names,
     ``tensor of shape (4,) and dtype torch.float32 (reached through a helper or an object)``."""
