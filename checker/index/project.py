@@ -27,7 +27,7 @@ from checker.facts.captures.helpers import Helper
 from checker.facts.captures.places import seen_from
 from checker.facts.kinds.annotations import Judgement
 from checker.facts.kinds.classes import ClassModel
-from checker.facts.kinds.kind import Inferred
+from checker.facts.kinds.kind import UNKNOWN, Inferred
 from checker.facts.module import ModuleFacts
 from checker.facts.registrations.handoffs import Origin
 from checker.facts.registrations.targets import Body, Target
@@ -391,6 +391,8 @@ class _Bound:
 
 
 def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
+    if attribute not in facts.tree.module.bindings:
+        return UNKNOWN  # a submodule (``from pkg import utils``), not a builtin of that name
     inferred = facts.inference.infer_name(attribute, facts.tree.module)
     if not inferred.known:
         # A re-export (``from .attention_processor import Attention`` in attention.py):

@@ -35,6 +35,7 @@ KIND = {
     Kind.PYMODULE: "imported module",
     Kind.OBJECT: "object",
     Kind.PARTIAL: "functools.partial",
+    Kind.HANDLE: "logger or I/O handle",
     Kind.UNKNOWN: "unknown",
 }
 

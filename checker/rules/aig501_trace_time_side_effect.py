@@ -18,9 +18,13 @@ class TraceTimeSideEffect(Rule):
     ## What it does
     Reports, inside a registered function: `print(...)`, logging calls (the `logging`
     module, or a logger made by `getLogger(...)`/`get_logger(...)`, as transformers and
-    diffusers do), `warnings.warn(...)`, `open(...)` and
-    writes to `sys.stdout`/`sys.stderr`, assignments through `global`/`nonlocal`, and
-    changes to captured containers (`CACHE.append(...)`, `STATS["n"] = ...`).
+    diffusers do), `warnings.warn(...)`, `open(...)`, writes to `sys.stdout`/`sys.stderr`,
+    to a file `open(...)` returned and to a `tqdm` progress bar, assignments through
+    `global`/`nonlocal`, and changes to captured containers (`CACHE.append(...)`,
+    `STATS["n"] = ...`). A logger, stream, file or bar made in another module of the
+    project is what it is there, in every import spelling (`from .utils import logger`,
+    `from . import utils; utils.logger`, a re-export); one whose making is not resolved
+    (a call of an unknown factory, a library outside the project) is not reported.
 
     ## Why is this bad?
     The body does not run once per call. Dynamo runs it on FakeTensors while compiling;
@@ -61,14 +65,19 @@ class TraceTimeSideEffect(Rule):
         Invalid(
             """
             import logging
+            import sys
             import warnings
 
             import torch
+            from tqdm import tqdm
 
             from .utils import logging as hf_logging
 
             log = logging.getLogger(__name__)
             hub_log = hf_logging.get_logger(__name__)
+            trace = open("trace.log", "w")
+            err = sys.stderr
+            bar = tqdm(total=10)
             SEEN = []
             calls = 0
 
@@ -80,14 +89,44 @@ class TraceTimeSideEffect(Rule):
                 log.debug("traced %s", x.shape)  # AIG501
                 hub_log.warning_once("slow path")  # AIG501
                 warnings.warn("slow path")  # AIG501
+                trace.write("traced")  # AIG501
+                err.write("traced")  # AIG501
+                bar.set_description("tracing")  # AIG501
+                logging.getLogger(__name__).info("traced")  # AIG501
                 return x
             """,
             messages=(
                 SideEffectAtTraceTime(Function("traced"), "changes captured 'SEEN' (calls its .append() method)"),
+                SideEffectAtTraceTime(Function("traced"), "calls trace.write()"),
+                SideEffectAtTraceTime(Function("traced"), "calls sys.stderr.write()"),
+                SideEffectAtTraceTime(Function("traced"), "calls bar.set_description()"),
             ),
         ),
     )
     valid = (
+        """
+        import sys
+
+        import torch
+
+        from somewhere import make_sink
+
+        sink = make_sink()
+
+        class Recorder:
+            def info(self, message):
+                return message
+
+        recorder = Recorder()
+
+        @torch.compiler.allow_in_graph
+        def quiet(x):
+            if sys.stderr.isatty():  # asks, writes nothing
+                x = x * 1
+            recorder.info("a plain object's method")
+            sink.write("made by a call nothing resolves: unknown")
+            return x
+        """,
         """
         import torch
 

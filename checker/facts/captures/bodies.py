@@ -19,26 +19,26 @@ from dataclasses import dataclass
 import libcst as cst
 
 from checker.facts.kinds.inference import Inference
-from checker.facts.kinds.kind import Kind
+from checker.facts.kinds.kind import Basis, Inferred, Kind
+from checker.facts.kinds.known import SIDE_EFFECT_CALLS
 from checker.facts.registrations.targets import Body
-from checker.facts.scopes.syntax import Walker, operands
+from checker.facts.scopes.syntax import Walker, describe, operands
 from checker.facts.scopes.tree import BindingKind, Declaration, Mutation, Scope, ScopeTree
 from checker.spec.torch_api import TENSOR_ONLY_METHODS, tensor_method_result
 
 _LOGGER_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "warning_once", "info_once"}
 )
-#: Factories of logger objects: the standard library's and the ``get_logger`` helpers of
-#: libraries built on it (transformers, diffusers, accelerate).
-_LOGGER_FACTORIES = frozenset({"getLogger", "get_logger"})
-_SIDE_EFFECT_CALLS = {
-    "builtins.print": "print()",
-    "builtins.open": "open()",
-    "builtins.input": "input()",
-    "warnings.warn": "warnings.warn()",
-    "sys.stdout.write": "sys.stdout.write()",
-    "sys.stderr.write": "sys.stderr.write()",
-}
+#: Methods of an open file, a standard stream or a progress bar that act outside the program.
+_STREAM_METHODS = frozenset(
+    {
+        "write", "writelines", "flush", "read", "readline", "readlines", "seek", "truncate", "close",
+        "update", "set_description", "set_description_str", "set_postfix", "set_postfix_str", "refresh",
+        "reset", "clear", "display",
+    }
+)  # fmt: skip
+#: The last parts of the side-effect functions' names: ``m.warn(...)`` asks what ``m`` is.
+_SIDE_EFFECT_LASTS = frozenset(name.rpartition(".")[2] for name in SIDE_EFFECT_CALLS)
 _HOST_MODULES = ("numpy.", "scipy.", "cupy.", "ctypes.")
 #: Builtins that turn a tensor's data into a Python value: Dynamo cannot decide it on fake
 #: tensors, so the call graph-breaks, or fails under fullgraph=True (evidence/dynamo D16).
@@ -179,16 +179,34 @@ class BodyEvents:
         owner = self.tree.owner(scope, root.value)
         return owner is not None and not body.scope.encloses(owner)
 
-    def is_logger(self, expr: cst.BaseExpression, scope: Scope) -> bool:
-        if not isinstance(expr, cst.Name):
-            return False
-        for binding in self.tree.bindings(scope, expr.value):
-            if isinstance(binding.value, cst.Call):
-                func = binding.value.func
-                last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-                if last in _LOGGER_FACTORIES:
-                    return True
-        return False
+    def kind_of(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
+        """What ``expr`` is in this module or, for a name or attribute imported from another
+        module of the project, in the module that binds it (``from .utils import logger``)."""
+        inferred = self.inference.infer(expr, scope)
+        return inferred if inferred.known else self.inference.imported_expression(expr, scope)
+
+    def called_names(self, func: cst.BaseExpression, scope: Scope) -> frozenset[str]:
+        """The qualified names a called ``func`` stands for, here and where what it reads is
+        bound: ``warn`` and ``warnings.warn`` after ``from .utils import warn, warnings`` are
+        ``warnings.warn``, as ``err.write`` is ``sys.stderr.write`` after ``from .utils import err``."""
+        names = self.inference.qualified_names(func, scope)
+        if isinstance(func, cst.Attribute) and func.attr.value not in _SIDE_EFFECT_LASTS | _LOGGER_METHODS:
+            return names  # (no side-effect function has that name: nothing to look up)
+        found = set(names)
+        inferred = self.kind_of(func, scope)
+        if inferred.kind is Kind.FUNCTION and inferred.basis is Basis.NAME:
+            found.add(inferred.subject)
+        if isinstance(func, cst.Attribute):
+            owner = self.kind_of(func.value, scope)
+            if owner.basis is Basis.NAME and owner.kind in (Kind.PYMODULE, Kind.HANDLE):
+                found.add(f"{owner.subject}.{func.attr.value}")
+        return frozenset(found)
+
+    def is_handle(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """A logger, an open file, a standard stream or a progress bar, bound here or where it
+        is imported from; not one a call makes on the spot (``getLogger(...).info``, whose
+        inner call is judged itself)."""
+        return not isinstance(expr, cst.Call) and self.kind_of(expr, scope).kind is Kind.HANDLE
 
 
 class _Walker(Walker):
@@ -234,18 +252,22 @@ class _Walker(Walker):
 
     def visit_Call(self, node: cst.Call) -> None:
         events, scope, body = self.events, self.scope, self.body
-        names = events.inference.qualified_names(node.func, scope)
-        for name, label in _SIDE_EFFECT_CALLS.items():
+        names = events.called_names(node.func, scope)
+        for name, label in SIDE_EFFECT_CALLS.items():
             if name in names:
                 self._emit(EventKind.SIDE_EFFECT, node, Action.CALL, label)
                 return
-        if any(name.startswith("logging.") for name in names) or (
-            isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in _LOGGER_METHODS
-            and events.is_logger(node.func.value, scope)
-        ):
+        if any(name.startswith("logging.") for name in names):
             self._emit(EventKind.SIDE_EFFECT, node, Action.LOG)
             return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _LOGGER_METHODS | _STREAM_METHODS:
+            if events.is_handle(func.value, scope):
+                if func.attr.value in _LOGGER_METHODS:
+                    self._emit(EventKind.SIDE_EFFECT, node, Action.LOG)
+                else:
+                    self._emit(EventKind.SIDE_EFFECT, node, Action.CALL, f"{describe(func)}()")
+                return
         converted = names & _CONVERSIONS.keys()
         if converted and len(node.args) == 1 and events.is_tensor(node.args[0].value, scope, body):
             self._emit(EventKind.DATA_DEPENDENT, node, Action.CONVERT, _CONVERSIONS[min(converted)])

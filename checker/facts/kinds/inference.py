@@ -19,7 +19,7 @@ import libcst as cst
 
 from checker.facts.kinds.classes import ClassModel
 from checker.facts.kinds.kind import NONE, UNKNOWN, Basis, Inferred, Kind, join
-from checker.facts.kinds.known import builtin, known_call, method_result, without_function_body
+from checker.facts.kinds.known import builtin, known_call, known_name, method_result, without_function_body
 from checker.facts.scopes.lookups import Lookups
 from checker.facts.scopes.qualified_names import MAX_DEPTH, QualifiedNames
 from checker.facts.scopes.syntax import operands
@@ -182,9 +182,9 @@ class Inference(QualifiedNames):
 
     def _imported(self, binding: Binding) -> Inferred:
         name = binding.imported or ""
-        head, _, last = name.rpartition(".")
-        if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
-            return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
+        known = known_name(name)
+        if known is not None:
+            return known
         if isinstance(binding.node, cst.Attribute) or (
             isinstance(binding.node, cst.Name) and "." not in name and not name.startswith(".")
         ):
@@ -205,7 +205,7 @@ class Inference(QualifiedNames):
         if self.index is None or len(bindings) != 1 or bindings[0].kind is not BindingKind.IMPORT:
             return UNKNOWN
         qualified = bindings[0].imported or ""
-        if "." not in qualified.lstrip("."):
+        if bindings[0].statement is None and "." not in qualified:
             return UNKNOWN  # ``import pkg``: a module object, nothing to look up
         inferred = self.index.kind(self.path, qualified)
         return UNKNOWN if inferred is None else without_function_body(inferred)
@@ -258,10 +258,10 @@ class Inference(QualifiedNames):
     def _attribute(self, expr: cst.Attribute, scope: Scope) -> Inferred:
         attr = expr.attr.value
         for name in self.qualified_names(expr, scope):
-            head, _, last = name.rpartition(".")
-            if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
-                return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
-            if head in api.CONSTANT_MODULES:
+            known = known_name(name)
+            if known is not None:
+                return known
+            if name.rpartition(".")[0] in api.CONSTANT_MODULES:
                 return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
         owner = self.infer(expr.value, scope)
         if owner.kind is Kind.TENSOR:

@@ -24,6 +24,9 @@ class Kind(enum.Enum):
     PYMODULE = "pymodule"
     OBJECT = "object"
     PARTIAL = "partial"
+    #: A logger, an open file, a standard stream or a progress bar: calling its methods
+    #: acts outside the program (writes a log, a file, the terminal).
+    HANDLE = "handle"
     UNKNOWN = "unknown"
 
     @property

@@ -1,7 +1,9 @@
 """What a name, a call or a method result is by the tables alone, before any binding is followed.
 
 Python's builtins and the tables of :mod:`checker.spec.torch_api` say that ``torch.ones(4)``
-is a tensor, ``x.tolist()`` on a tensor a list, ``math.pi`` immutable.
+is a tensor, ``x.tolist()`` on a tensor a list, ``math.pi`` immutable; the tables here say
+which loggers, files and streams act outside the program (``logging.getLogger(...)``,
+``open(...)``, ``sys.stderr``, ``tqdm(...)``), and which functions do (``warnings.warn``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,31 @@ from checker.spec import torch_api as api
 _MODULE_RETURNING_METHODS = frozenset(
     {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_", "type"}
 )
+
+#: Factories of loggers, by the last part of their name: the standard library's and the
+#: ``get_logger`` helpers of libraries built on it (transformers, diffusers, accelerate).
+LOGGER_FACTORIES = frozenset({"getLogger", "get_logger"})
+#: Calls that return an open file or a progress bar (a handle).
+_HANDLE_CALLS = frozenset(
+    {
+        "builtins.open", "io.open", "codecs.open", "gzip.open", "bz2.open", "lzma.open",
+        "tqdm.tqdm", "tqdm.trange", "tqdm.auto.tqdm", "tqdm.auto.trange", "tqdm.std.tqdm",
+        "tqdm.notebook.tqdm", "tqdm.rich.tqdm",
+    }
+)  # fmt: skip
+#: Names bound to a handle: the standard streams.
+_HANDLE_NAMES = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
+#: Functions that act outside the program, with how messages spell a call of each: a name
+#: bound to one (``from warnings import warn``, ``write = sys.stdout.write``) is that function
+#: in every module that imports it.
+SIDE_EFFECT_CALLS = {
+    "builtins.print": "print()",
+    "builtins.open": "open()",
+    "builtins.input": "input()",
+    "warnings.warn": "warnings.warn()",
+    "sys.stdout.write": "sys.stdout.write()",
+    "sys.stderr.write": "sys.stderr.write()",
+}
 
 
 def without_function_body(inferred: Inferred) -> Inferred:
@@ -31,6 +58,19 @@ def builtin(name: str) -> Inferred:
     return Inferred(Kind.FUNCTION, Basis.BUILTIN, name)
 
 
+def known_name(name: str) -> Inferred | None:
+    """What the qualified ``name`` is, when the tables say: a torch dtype or constant, a
+    standard stream, a function that acts outside the program."""
+    head, _, last = name.rpartition(".")
+    if head == "torch" and (last in api.TORCH_DTYPES or last in api.TORCH_CONSTANTS):
+        return Inferred(Kind.IMMUTABLE, Basis.NAME, name)
+    if name in _HANDLE_NAMES:
+        return Inferred(Kind.HANDLE, Basis.NAME, name)
+    if name in SIDE_EFFECT_CALLS:
+        return Inferred(Kind.FUNCTION, Basis.NAME, name)
+    return None
+
+
 def known_call(name: str) -> Inferred | None:
     """What calling the function with qualified name ``name`` returns, when the tables say."""
     if api.is_torch_tensor_call(name):
@@ -44,6 +84,8 @@ def known_call(name: str) -> Inferred | None:
     if api.is_numpy_array_call(name):
         return Inferred(Kind.NDARRAY, Basis.CALL, name)
     head, _, last = name.rpartition(".")
+    if last in LOGGER_FACTORIES or name in _HANDLE_CALLS:
+        return Inferred(Kind.HANDLE, Basis.CALL, name)
     if name in api.IMMUTABLE_CALLS or (head == "torch" and last in api.TORCH_IMMUTABLE_CALLS) or head == "math":
         return Inferred(Kind.IMMUTABLE, Basis.CALL, name)
     if name in api.MUTABLE_CALLS:
