@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
+from checker.facts.captures.caches import CachedCapture, CacheForm
 from checker.facts.captures.capture import Holder
 from checker.facts.kinds.kind import Kind
 from checker.facts.module import ModuleFacts
 from checker.rules import _wording as words
 from checker.rules.base import Invalid, Rule, RuleFinding, report
-from checker.spec.messages import Call, DefaultIsTensor, Function, Message, ReadsCapturedTensor
+from checker.spec.messages import (
+    Call,
+    CallsTensorCache,
+    DefaultIsTensor,
+    Function,
+    Message,
+    ReadsCapturedTensor,
+    ReadsTensorMemo,
+)
 
 _WHAT = {Kind.TENSOR: "tensor", Kind.MODULE: "module", Kind.TENSOR_CONTAINER: "container of tensors"}
 
@@ -175,9 +186,24 @@ class CapturedTensor(Rule):
                 continue
             what, function, chain = _WHAT[kind], words.function(capture.function), words.chain(capture)
             message: Message
-            if capture.source.holder is Holder.DEFAULT:
+            if isinstance(capture, CachedCapture):
+                message = _cached(capture, function, chain)
+            elif capture.source.holder is Holder.DEFAULT:
                 message = DefaultIsTensor(function, capture.name, what, chain)
             else:
                 source = words.source(capture)
                 message = ReadsCapturedTensor(function, what, capture.name, source, capture.binding, chain)
             yield report(capture.node, message)
+
+
+def _cached(capture: CachedCapture, function: Function, chain: tuple[Call[cst.CSTNode], ...]) -> Message:
+    """A memo of tensors, or a call of a cached def that returns them (S§12)."""
+    cache = capture.cache
+    assert cache is not None
+    # A read in another module's helper cites that module's lines as places, not nodes.
+    here = capture.source.module is None
+    binding = capture.binding if here else None
+    if cache.form is CacheForm.FUNCTION:
+        return CallsTensorCache(function, capture.name, cache.decorator, binding, chain)
+    filled = cache.filled if here else None
+    return ReadsTensorMemo(function, capture.name, words.source(capture), binding, filled, chain)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from checker.facts.captures.caches import TensorCaches
 from checker.facts.captures.capture import NOT_STATE, Capture, Holder, Source, laundering
 from checker.facts.captures.changes import Change, ChangeKind, local_change
 from checker.facts.captures.module_attributes import ImportedGlobals, ModuleAttributes
@@ -29,6 +30,7 @@ class OwnCaptures:
         self.index = index
         self._module_attributes = ModuleAttributes(inference, index)
         self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
+        self._caches = TensorCaches(tree, inference)
 
     def closure_names(self, body: Body) -> list[str]:
         """Names the body, or its default values, read from an enclosing function's scope."""
@@ -90,6 +92,9 @@ class OwnCaptures:
             through_module = self._module_attributes.capture(body, read, owner, parents)
             if through_module is not None:
                 return through_module
+        cached = self._caches.capture(body, read, owner, inferred, parents, _source(owner), first)
+        if cached is not None:
+            return cached  # a memo of tensors, or a call of a cached def returning them (S§12)
         if inferred.kind in NOT_STATE:
             return None
         change = local_change(self.tree, read.name, owner, bindings)

@@ -52,12 +52,15 @@ class ExpressionHandlers(ScopeWalker):
         self.tree.calls.append((node, self.scope))
         func = node.func
         mutation = method_mutation(func.attr.value) if isinstance(func, cst.Attribute) else None
+        read = None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and mutation is not None:
-            self._read(func.value, mutation=mutation)
+            read = self._read(func.value, mutation=mutation)
         else:
             self._visit(func)
         for arg in node.args:
             self._visit(arg.value)
+        if read is not None:
+            self._method_store(read, node)
 
     def _attribute(self, node: cst.Attribute) -> None:
         self._visit(node.value)

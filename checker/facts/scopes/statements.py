@@ -9,7 +9,13 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from checker.facts.scopes.memo_guards import catches_key_error, item_reads, missing_key, returns_when_present
+from checker.facts.scopes.memo_guards import (
+    catches_key_error,
+    item_reads,
+    missing_key,
+    present_key,
+    returns_when_present,
+)
 from checker.facts.scopes.syntax import children
 from checker.facts.scopes.tree import BindingKind, Mutation, MutationKind, ScopeKind
 from checker.facts.scopes.walker import Handlers, ScopeWalker
@@ -23,7 +29,7 @@ class StatementHandlers(ScopeWalker):
         guards = 0
         for statement in body:
             self._visit(statement)
-            present = returns_when_present(statement)
+            present = returns_when_present(statement, self._got)
             if present is not None:  # ``if key in cache: return cache[key]``: the rest fills it in
                 self._missing.append(present)
                 guards += 1
@@ -73,12 +79,13 @@ class StatementHandlers(ScopeWalker):
         if isinstance(target, cst.Name):
             self._read(target)
             self._bind(target.value, target, BindingKind.AUGMENTED, value=None)
+            self._sources[target] = node.value
         else:
             self._target(target, BindingKind.AUGMENTED, None)
 
     def _if(self, node: cst.If) -> None:
         self._visit(node.test)
-        missing = missing_key(node.test)
+        missing, present = missing_key(node.test, self._got), present_key(node.test, self._got)
         main = is_main_guard(comparison_of(node.test))
         if missing is not None:
             self._missing.append(missing)
@@ -87,7 +94,11 @@ class StatementHandlers(ScopeWalker):
         self._main -= main
         if missing is not None:
             self._missing.pop()
+        if present is not None:  # ``if key in cache: ... else:``: missing in the else
+            self._missing.append(present)
         self._in_branch(node, 1, node.orelse)
+        if present is not None:
+            self._missing.pop()
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self._in_branch(node, 0, node.body)
@@ -111,6 +122,8 @@ class StatementHandlers(ScopeWalker):
     def _for(self, node: cst.For) -> None:
         self._visit(node.iter)
         self._target(node.target, BindingKind.LOOP, None)
+        for bound in _target_names(node.target):
+            self._sources[bound] = node.iter
         self._in_loop(node.body)
         if node.orelse is not None:
             self._visit(node.orelse)
@@ -248,6 +261,17 @@ def _operand(expr: cst.BaseExpression) -> Operand:
         if isinstance(value, str):
             return Operand(text=value)
     return OTHER
+
+
+def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names a loop target binds (``i``, ``i, (a, b)``, ``*rest``)."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
 
 
 def _dotted(node: cst.BaseExpression) -> str:

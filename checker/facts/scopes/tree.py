@@ -93,6 +93,18 @@ class Mutation:
     memoises: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class Store:
+    """What a change in place puts in the object: ``cache[key] = value``,
+    ``cache.setdefault(key, value)``, ``parts.append(value)`` (the last positional argument).
+    ``memo``: a fill of what is missing with a value computed from the key alone (S§12), so
+    filling it again, at trace time or on a later call, stores what is there already."""
+
+    value: cst.BaseExpression | None
+    scope: Scope
+    memo: bool = False
+
+
 class Declaration(enum.Enum):
     """The statement that makes a function's assignment rebind an outer name."""
 
@@ -179,6 +191,8 @@ class ScopeTree:
     default_reads: dict[cst.CSTNode, list[Read]]
     #: ``target = <call>``: the call -> its (single) assignment target.
     assigned_calls: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
+    #: The read of an object that a change in place stores into -> what it stores.
+    stores: dict[cst.Name, Store] = field(default_factory=dict)
     _calls_by_scope: dict[Scope, list[tuple[cst.Call, Scope]]] | None = None
     _mutations: dict[tuple[Scope, str], list[Read]] | None = None
 

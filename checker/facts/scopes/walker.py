@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from checker.facts.scopes.memo_guards import fills_missing
+from checker.facts.scopes.memo_guards import KeyDerivation, Lookup, fills_beside, fills_missing, got_lookup
 from checker.facts.scopes.syntax import children
 from checker.facts.scopes.tree import (
     AttributeStore,
@@ -26,6 +26,7 @@ from checker.facts.scopes.tree import (
     Scope,
     ScopeKind,
     ScopeTree,
+    Store,
     all_params,
 )
 
@@ -46,7 +47,9 @@ class ScopeWalker:
         self._branches: list[tuple[cst.CSTNode, int]] = []
         self._loops = 0
         #: (container, key) pairs known to be missing here: ``if key not in cache:``
-        self._missing: list[tuple[str, str]] = []
+        self._missing: list[Lookup] = []
+        #: A loop target or augmented assignment (its binding node) -> what it is computed from.
+        self._sources: dict[cst.CSTNode, cst.BaseExpression] = {}
         self._main = 0  # depth of ``if __name__ == "__main__":`` blocks
 
     # -- scopes -------------------------------------------------------------
@@ -154,17 +157,56 @@ class ScopeWalker:
             if isinstance(target.value, cst.Name):
                 self.scope.attribute_stores.append(AttributeStore(target.value.value, target.attr.value, value, target))
         elif isinstance(target, cst.Subscript):
-            self._mutated_base(target.value, Mutation(MutationKind.ITEM, memoises=fills_missing(target, self._missing)))
+            self._item_store(target, value)
             for index in target.slice:
                 self._visit(index)
         else:
             self._visit(target)
 
-    def _mutated_base(self, base: cst.BaseExpression, how: Mutation) -> None:
+    def _mutated_base(self, base: cst.BaseExpression, how: Mutation) -> Read | None:
         if isinstance(base, cst.Name):
-            self._read(base, mutation=how)
-        else:
-            self._visit(base)
+            return self._read(base, mutation=how)
+        self._visit(base)
+        return None
+
+    # -- caches -------------------------------------------------------------
+
+    def _item_store(self, target: cst.Subscript, value: cst.BaseExpression | None) -> None:
+        """``cache[key] = value``: a fill of what is missing under a lookup of the key (or of
+        another cache by the same key, with a value computed from it) memoises."""
+        exact = fills_missing(target, self._missing)
+        beside = not exact and fills_beside(target, self._missing)
+        key, base = target.slice[0].slice, target.value  # one index by name: fills_missing and fills_beside ask
+        from_key = (
+            (exact or beside)
+            and isinstance(key, cst.Index)
+            and isinstance(base, cst.Name)
+            and self._from_key(value, key.value, base.value)
+        )
+        memo = exact or (beside and from_key)
+        read = self._mutated_base(target.value, Mutation(MutationKind.ITEM, memoises=memo))
+        if read is not None:
+            self.tree.stores[read.node] = Store(value, self.scope, memo and from_key)
+
+    def _method_store(self, read: Read, call: cst.Call) -> None:
+        """``cache.setdefault(key, value)`` memoises; ``parts.append(v)`` stores ``v``."""
+        args = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if not args:
+            return
+        assert read.mutation is not None
+        if not read.mutation.memoises:
+            self.tree.stores[read.node] = Store(args[-1], self.scope)
+            return
+        value = args[1] if len(args) > 1 else cst.Name("None")
+        self.tree.stores[read.node] = Store(value, self.scope, self._from_key(value, args[0], read.name))
+
+    def _from_key(self, value: cst.BaseExpression | None, key: cst.BaseExpression, cache: str) -> bool:
+        return KeyDerivation(self.scope, self.tree.stores, self._sources).from_key(value, key, cache)
+
+    def _got(self, name: str) -> Lookup | None:
+        """The lookup the latest binding of the local ``name`` made (``v = cache.get(key)``)."""
+        bindings = self.scope.bindings.get(name)
+        return got_lookup(bindings[-1].value) if bindings else None
 
 
 def _annotation(annotation: cst.Annotation | None) -> cst.BaseExpression | None:

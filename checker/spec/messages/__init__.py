@@ -30,6 +30,7 @@ from checker.spec.messages.bodies import (
     ReadsHostMemory,
     SideEffectAtTraceTime,
 )
+from checker.spec.messages.caches import CallsTensorCache, ReadsTensorMemo
 from checker.spec.messages.captures import (
     DefaultIsMutable,
     DefaultIsTensor,
@@ -100,6 +101,7 @@ __all__ = [
     "AnnotatedUntraceableSubclass",
     "ArgumentUnproxyable",
     "Call",
+    "CallsTensorCache",
     "ClosureRecreated",
     "ConstructsUnproxyable",
     "ConstructsUntraceableSubclass",
@@ -121,6 +123,7 @@ __all__ = [
     "ReadsCapturedTensor",
     "ReadsChangingState",
     "ReadsHostMemory",
+    "ReadsTensorMemo",
     "RegistersCallableInstance",
     "RegistersInCompiledRegion",
     "RegistersNotCallable",
