@@ -23,7 +23,7 @@ from checker.facts.kinds.kind import Basis, Inferred, Kind
 from checker.facts.kinds.known import SIDE_EFFECT_CALLS
 from checker.facts.registrations.targets import Body
 from checker.facts.scopes.syntax import Walker, describe, operands
-from checker.facts.scopes.tree import BindingKind, Declaration, Mutation, Scope, ScopeTree
+from checker.facts.scopes.tree import BindingKind, Declaration, Mutation, Read, Scope, ScopeTree
 from checker.spec.torch_api import TENSOR_ONLY_METHODS, tensor_method_result
 
 _LOGGER_METHODS = frozenset(
@@ -100,10 +100,16 @@ class BodyEvents:
                 yield Event(EventKind.SIDE_EFFECT, binding.node, Action.ASSIGN_OUTER, binding.name, declaration)
             for read in scope.reads:
                 owner = self.tree.owner(scope, read.name)
-                if read.mutation and owner is not None and not body.scope.encloses(owner):
+                if read.mutation and owner is not None and not body.scope.encloses(owner) and not self._refills(read):
                     yield Event(
                         EventKind.SIDE_EFFECT, read.node, Action.MUTATE_CAPTURED, read.name, mutation=read.mutation
                     )
+
+    def _refills(self, read: Read) -> bool:
+        """A memo fill of a value computed from the key: filling it at trace time only
+        stores what any later call would store (S§12), so the count does not matter."""
+        store = self.tree.stores.get(read.node)
+        return store is not None and store.memo
 
     # -- what an expression is -----------------------------------------------------
 
