@@ -38,7 +38,12 @@ class CapturedTensor(Rule):
     not reported. Reads inside helper functions that the registered function calls are
     followed three calls deep (cycle-safe), into other modules of the project too, and
     the message gives the call chain; a read in another module's helper is reported at
-    the call that leads there, naming the helper's file and line.
+    the call that leads there, naming the helper's file and line. A cache of tensors is a
+    captured tensor too: a memo dict that the code fills with tensors where a key is
+    missing (in every spelling AIG302 knows for memos), read in the function or its
+    helpers, and a call of a def decorated with `functools.cache` or
+    `functools.lru_cache` that returns tensors; a cache of Python values is not (a
+    cached def returning a number is an ordinary helper).
 
     ## Why is this bad?
     The contract says every tensor the function uses must come in as an argument.
@@ -46,7 +51,10 @@ class CapturedTensor(Rule):
     tensor meeting a FakeTensor in an op fails the first compiled call on every backend
     with `TorchRuntimeError ... Please convert all Tensors to FakeTensors first`, an
     error that names no variable (evidence: `evidence/dynamo/FINDINGS.md`
-    section S1a; `exp_captured_tensors.py`, `exp_captured_evasions.py`).
+    section S1a; `exp_captured_tensors.py`, `exp_captured_evasions.py`). Through a
+    cache it is worse: a cache still empty at the first compiled call keeps the
+    FakeTensor made while compiling, and every later call of the program fails, eager
+    ones too, until the cache is cleared (S§12; `exp_cache_of_tensors.py`).
 
     ## Example
     ```python
@@ -145,6 +153,36 @@ class CapturedTensor(Rule):
                 ),
             ),
         ),
+        Invalid(
+            """
+            import functools
+
+            import torch
+
+            _MASKS = {}
+
+            def causal_mask(n):
+                mask = _MASKS.get(n)  # AIG301
+                if mask is None:
+                    mask = _MASKS[n] = torch.ones(n, n, dtype=torch.bool).tril()  # AIG301
+                return mask
+
+            @functools.lru_cache(maxsize=None)
+            def positions(n):
+                return torch.arange(n)
+
+            @torch.compiler.allow_in_graph
+            def masked(x):
+                n = x.shape[-1]
+                return x.masked_fill(~causal_mask(n), 0.0) + positions(n)  # AIG301
+            """,
+            messages=(
+                ReadsTensorMemo(
+                    Function("masked"), "_MASKS", "the module scope", bound=5, filled=10, chain=(Call("causal_mask", 20),)
+                ),
+                CallsTensorCache(Function("masked"), "positions", "functools.lru_cache", bound=14),
+            ),
+        ),
     )
     valid = (
         """
@@ -176,6 +214,26 @@ class CapturedTensor(Rule):
         @torch.compiler.allow_in_graph
         def comprehension_scope(xs):
             return [w * 2 for w in xs]
+        """,
+        """
+        import functools
+
+        import torch
+
+        _SCALES = {}
+
+        @functools.cache
+        def inverse_sqrt(n) -> float:
+            return n**-0.5  # a cache of Python values: an ordinary helper
+
+        def scale(n):
+            if n not in _SCALES:
+                _SCALES[n] = inverse_sqrt(n) * 2
+            return _SCALES[n]
+
+        @torch.compiler.allow_in_graph
+        def scaled(x):
+            return x * scale(x.shape[-1]) * inverse_sqrt(x.shape[-1])
         """,
     )
 

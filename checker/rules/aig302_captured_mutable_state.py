@@ -32,9 +32,17 @@ class CapturedMutableState(Rule):
     other module of the project (through a re-export too: `from pkg import FLAGS`); an attribute of `self` or of a captured object; a numpy
     array. The message names the line that rebinds or changes it. Not state: constants
     and containers that nothing changes after import (a set of dtypes, a table built at
-    import), memoisation caches (written only where the key is missing), names bound to
-    functions, classes or modules (import fallbacks and if/else definitions included), and
-    names whose value cannot be inferred and that nothing changes.
+    import), memoisation caches, names bound to functions, classes or modules (import
+    fallbacks and if/else definitions included), and names whose value cannot be
+    inferred and that nothing changes. A memoisation cache is a container written only
+    where the key is missing, in any spelling: `if k not in C:`, `v = C.get(k)` (or
+    `C.get(k, None)`, or a walrus) then `if v is None:` or `if not v:`, `if k in C:
+    return ...` or its `else`, `if v is not None: return v`, `try: ... C[k] ... except
+    KeyError:`, `C.setdefault(k, v)`, a loop over keys, and a second cache filled under
+    the same lookup with a value computed from the key; `functools.cache` and
+    `lru_cache` are memos too. It stays state when anything else changes it: `C.clear()`,
+    `del C[k]`, a rebinding, or a write of a function that does not look the key up. A
+    memo of tensors is AIG301 (S§12).
 
     ## Why is this bad?
     Dynamo does not guard on anything the function reads. Under `aot_eager` and
@@ -149,6 +157,23 @@ class CapturedMutableState(Rule):
         def disable_fast_path():
             FLAGS["fast"] = False
         """,
+        """
+        import torch
+
+        _PLANS = {}
+
+        def plan(n):
+            if n not in _PLANS:
+                _PLANS[n] = n * 2
+            return _PLANS[n]
+
+        def reset_plans():
+            _PLANS.clear()  # a memo that something clears is state
+
+        @torch.compiler.allow_in_graph
+        def planned(x):
+            return x * _PLANS[x.shape[-1]]  # AIG302
+        """,
     )
     valid = (
         """
@@ -192,6 +217,31 @@ class CapturedMutableState(Rule):
         @torch.compiler.allow_in_graph
         def scaled(x):
             return x * SCALE
+        """,
+        """
+        import torch
+
+        _BLOCKS = {}
+        _WARPS = {}
+        _TUNED = {}
+
+        def block(n):
+            size = _BLOCKS.get(n)
+            if size is None:
+                size = _BLOCKS[n] = 1 << max(0, n - 1).bit_length()
+                _WARPS[n] = max(1, size // 256)  # filled by the same lookup
+            return size
+
+        def tuned(n):
+            if (value := _TUNED.get(n)) is not None:
+                return value
+            value = _TUNED[n] = n * 4
+            return value
+
+        @torch.compiler.allow_in_graph
+        def padded(x):
+            n = x.shape[-1]
+            return x * block(n) * _WARPS[n] * tuned(n)
         """,
     )
 

@@ -25,6 +25,11 @@ class TraceTimeSideEffect(Rule):
     project is what it is there, in every import spelling (`from .utils import logger`,
     `from . import utils; utils.logger`, a re-export); one whose making is not resolved
     (a call of an unknown factory, a library outside the project) is not reported.
+    A memo fill of a value computed from the key alone (`if k not in C: C[k] = k * 2`,
+    `C.setdefault(k, f(k))`, every memo spelling of AIG302) is not reported: filled at
+    trace time, it stores what any later call would store, so how often it runs does
+    not matter (S§12; a cache of tensors is AIG301). A fill of a value computed from
+    another input (`C[k] = k * scale`) is, since the count decides what the cache keeps.
 
     ## Why is this bad?
     The body does not run once per call. Dynamo runs it on FakeTensors while compiling;
@@ -102,6 +107,17 @@ class TraceTimeSideEffect(Rule):
                 SideEffectAtTraceTime(Function("traced"), "calls bar.set_description()"),
             ),
         ),
+        """
+        import torch
+
+        _SCALED = {}
+
+        @torch.compiler.allow_in_graph
+        def scaled(x, k: int, scale: float):
+            if k not in _SCALED:
+                _SCALED[k] = k * scale  # AIG501
+            return x * _SCALED[k]
+        """,
     )
     valid = (
         """
@@ -151,6 +167,18 @@ class TraceTimeSideEffect(Rule):
             total = 0
             total += 1
             return torch.stack(parts) * total
+        """,
+        """
+        import torch
+
+        _SIZES = {}
+
+        @torch.compiler.allow_in_graph
+        def padded(x, k: int):
+            size = _SIZES.get(k)
+            if size is None:
+                size = _SIZES[k] = k + 1  # a memo of the key: filled again, it stores the same
+            return x * size * _SIZES.setdefault(k + 1, k + 2)
         """,
     )
 
