@@ -42,7 +42,7 @@ ATTRIBUTE_DEPTH = 2
 
 _SCALARS = (int, float, complex, str, bytes, bool, type(None))
 #: Modules whose attributes are library API, never the user's state.
-_LIBRARY_ROOTS = frozenset({"builtins", "torch", "numpy", "typing", "functools"}) | frozenset(sys.stdlib_module_names)
+LIBRARY_ROOTS = frozenset({"builtins", "torch", "numpy", "typing", "functools"}) | frozenset(sys.stdlib_module_names)
 
 
 class Origin(enum.Enum):
@@ -170,11 +170,11 @@ def _captured(func: types.FunctionType) -> tuple[list[Capture], set[str]]:
 def _examined(value: object) -> bool:
     """Objects whose attributes are the user's state: user objects, modules and user modules."""
     if isinstance(value, types.ModuleType):
-        return value.__name__.partition(".")[0] not in _LIBRARY_ROOTS
+        return value.__name__.partition(".")[0] not in LIBRARY_ROOTS
     if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, torch.Tensor)):
         return False
     module = contained.module_of(type(value)).partition(".")[0]
-    return isinstance(value, torch.nn.Module) or module not in _LIBRARY_ROOTS
+    return isinstance(value, torch.nn.Module) or module not in LIBRARY_ROOTS
 
 
 def _members(value: object, read: set[str]) -> Iterator[tuple[str, object]]:

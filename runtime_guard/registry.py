@@ -146,6 +146,10 @@ class Registry:
         """Every distinct violation found, in ``warn`` and ``raise`` mode alike, oldest first."""
         return list(self._violations)
 
+    def recorded(self, violation: Violation) -> bool:
+        """Whether ``violation`` was found since the last :meth:`clear_violations`."""
+        return violation in self._seen
+
     def clear_violations(self) -> None:
         """Forget every violation recorded so far (registrations stay)."""
         self._violations.clear()

@@ -24,7 +24,7 @@ from typing import Any, cast
 import torch
 from torch.overrides import TorchFunctionMode
 
-from checker.spec.messages import TensorInOp, TensorToDataInOp
+from checker.spec.messages import LeftWhileTracing, TensorInOp, TensorToDataInOp
 from runtime_guard.contained import text
 from runtime_guard.errors import ContractViolation, Violation
 from runtime_guard.reachable import argument_tensors, tensor_leaves, unwrapped
@@ -42,14 +42,21 @@ class Foreign:
     shape: tuple[int, ...]
     dtype: torch.dtype
     name: str | None
+    #: What an earlier traced call of the function reported when it left this tensor in a
+    #: container (:mod:`runtime_guard.caches`): that is the mistake, and its message.
+    left: LeftWhileTracing | None = None
 
     @property
     def code(self) -> str:
+        if self.left is not None:
+            return self.left.code
         return "AIG303" if self.op.rpartition(".")[2] in LAUNDERING else "AIG301"
 
     @property
-    def message(self) -> TensorInOp | TensorToDataInOp:
+    def message(self) -> TensorInOp | TensorToDataInOp | LeftWhileTracing:
         """The checker's message type for the same mistake, worded from what the op was handed."""
+        if self.left is not None:
+            return self.left
         seen = TensorToDataInOp if self.code == "AIG303" else TensorInOp
         return seen(self.kind, self.name, self.shape, str(self.dtype), self.op)
 
@@ -85,7 +92,9 @@ class CaptureMode(TorchFunctionMode):
     mode it raises instead). When the op then fails because the foreign tensor is real
     and the call is being traced with fake tensors, compiling fails whatever the guard
     does; the failure is raised as the guard's :class:`ContractViolation`, chained to
-    torch's error, so that the message names the variable and the fix.
+    torch's error, so that the message names the variable and the fix. ``recall`` gives
+    the message of a foreign tensor an earlier traced call left in a container. The
+    tensors the call's ops made are kept (weakly): :meth:`made` says whether one is.
     """
 
     def __init__(
@@ -94,12 +103,15 @@ class CaptureMode(TorchFunctionMode):
         kwargs: dict[str, Any],
         names: dict[int, str],
         report: Callable[[Foreign], Violation],
+        recall: Callable[[torch.Tensor], LeftWhileTracing | None] = lambda tensor: None,
     ) -> None:
         super().__init__()
         self._report = report
+        self._recall = recall
         # Weak references: the mode must not keep the call's intermediates alive, and an
         # id is only trusted while its reference still resolves to the same object.
         self._known: dict[int, weakref.ref[torch.Tensor]] = {}
+        self._made: dict[int, weakref.ref[torch.Tensor]] = {}
         passed = argument_tensors(args, kwargs)
         for tensor in passed.tensors:
             self._remember(tensor)
@@ -109,6 +121,11 @@ class CaptureMode(TorchFunctionMode):
 
     def _remember(self, tensor: torch.Tensor) -> None:
         self._known[id(tensor)] = weakref.ref(tensor)
+
+    def made(self, tensor: torch.Tensor) -> bool:
+        """Whether an op of the call returned ``tensor``."""
+        ref = self._made.get(id(tensor))
+        return ref is not None and ref() is tensor
 
     def _is_known(self, tensor: torch.Tensor) -> bool:
         for layer in unwrapped(tensor):  # vmap/grad wrappers of an argument are the argument
@@ -134,13 +151,15 @@ class CaptureMode(TorchFunctionMode):
             raise
         for leaf in tensor_leaves(out):
             self._remember(leaf)
+            self._made[id(leaf)] = weakref.ref(leaf)
         return out
 
     def _flag(self, func: Callable[..., Any], tensor: torch.Tensor) -> Violation | None:
         self._remember(tensor)  # report each tensor once, at its first use
         try:
             kind = "parameter" if isinstance(tensor, torch.nn.Parameter) else "tensor"
-            foreign = Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, self._names.get(id(tensor)))
+            name, left = self._names.get(id(tensor)), self._recall(tensor)
+            foreign = Foreign(_op_name(func), kind, tuple(tensor.shape), tensor.dtype, name, left)
         except Exception:  # noqa: BLE001 - a tensor subclass whose shape or dtype fails: torch's to judge
             return None
         # Reported at once, from inside the op: in raise mode this stops the call before

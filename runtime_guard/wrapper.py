@@ -8,9 +8,11 @@ When the wrapper runs (``evidence/dynamo/FINDINGS.md`` section S7):
 
 - while a graph is traced in this thread (Dynamo's fake call, the two AOT traces): every
   call checks the arguments (AIG101/AIG102), runs the body under
-  :class:`~runtime_guard.tracing.CaptureMode` (AIG301/AIG303) and checks the result
-  (AIG201/AIG202). Under aot_eager and inductor the wrapper never runs again after
-  compiling, so the compiled steady state pays nothing.
+  :class:`~runtime_guard.tracing.CaptureMode` (AIG301/AIG303), looks for fake tensors
+  the call left in the program's caches and containers (AIG301,
+  :mod:`runtime_guard.caches`) and checks the result (AIG201/AIG202). Under aot_eager
+  and inductor the wrapper never runs again after compiling, so the compiled steady
+  state pays nothing.
 - eager calls (uncompiled code, the eager backend's graph): the first
   ``TRACED_EAGER_CALLS`` calls are checked like the traced ones; after that only a
   type-set fast path over the arguments and the result remains.
@@ -44,7 +46,8 @@ import torch._guards
 from torch._dynamo.comptime import comptime
 from torch.utils.weak import WeakIdKeyDictionary
 
-from runtime_guard import captures
+from checker.spec.messages import LeftWhileTracing
+from runtime_guard import caches, captures
 from runtime_guard.errors import Violation
 from runtime_guard.registry import Registration, deferred_error, registry
 from runtime_guard.surfacing import surfaced
@@ -81,15 +84,24 @@ def checked_call(
     names: tuple[str, ...],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
+    traced: bool = False,
 ) -> Any:
-    """One fully checked call: arguments, the body under CaptureMode, the result."""
+    """One fully checked call: arguments, the body under CaptureMode, the result; for a
+    ``traced`` call, also the fake tensors it left in containers (:mod:`runtime_guard.caches`)."""
     _report_all(registration, list(check_call(names, args, kwargs)))
 
     def foreign(found: Foreign) -> Violation:
         return _report(registration, found.code, found.detail)
 
-    with CaptureMode(args, kwargs, tensor_names(captures.named_tensors(fn)), foreign):
+    def recall(tensor: torch.Tensor) -> LeftWhileTracing | None:
+        return caches.recall(tensor, registration)
+
+    mode = CaptureMode(args, kwargs, tensor_names(captures.named_tensors(fn)), foreign, recall)
+    with mode:
         out = fn(*args, **kwargs)
+    if traced:
+        for left in caches.left_behind(fn, mode.made, registration):
+            registry.report(left, registration.mode, registration)
     _report_all(registration, list(check_result(out)))
     return out
 
@@ -156,7 +168,7 @@ def make_wrapper(fn: types.FunctionType, registration: Registration) -> Callable
         # compiles (D13); the tracing context is per thread.
         if _is_compiling() and _tracing_context() is not None:
             with surfaced(registration):  # raised as itself, not wrapped by Dynamo
-                return checked_call(fn, registration, names, args, kwargs)
+                return checked_call(fn, registration, names, args, kwargs, traced=True)
         if registration.traced_calls_left > 0:
             registration.traced_calls_left -= 1
             return checked_call(fn, registration, names, args, kwargs)
