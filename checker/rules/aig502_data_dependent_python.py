@@ -17,15 +17,18 @@ class DataDependentPython(Rule):
 
     ## What it does
     Reports, inside a registered function, Python control flow on a tensor value
-    (`if`, `while`, `assert`, a conditional expression), `bool(tensor)`, and `.item()`
-    or `.tolist()` of an argument or local tensor, or of a tensor computed from one
-    (`torch.quantile(x.abs(), q).item()`; not one built from constants alone,
-    `torch.tensor(0.5).item()`). An expression counts as a tensor when inference says
-    so, when the body calls a tensor-only method on a parameter (`x.sum() > 0`), when a
-    tensor's method returns one, or when it is a local that every assignment gives a
-    tensor (`total = x.abs().sum(); if total > 0:`); a bare parameter of unknown type
-    does not (`if eps > 0` is fine). Shapes (`x.shape[0] > 4`) are not data, and
-    `t is None` is decided by identity: neither is reported.
+    (`if`, `while`, `assert`, a conditional expression, and the truth tests of `and`,
+    `or` and `not`), `bool()`, `int()` and `float()` of a tensor, and `.item()` or
+    `.tolist()` of an argument or local tensor, or of a tensor computed from one
+    (`torch.quantile(x.abs(), q).item()`, `(x @ w).item()`; not one built from
+    constants alone, `torch.tensor(0.5).item()`). An expression counts as a tensor when
+    inference says so, when the body calls a tensor-only method on a parameter or on an
+    expression of one (`x.sum() > 0`, `(x > 0).all()`, `x.max()`), when a tensor's
+    method returns one, or when it is a local that every assignment gives a tensor
+    (`m = x.max(); x[: int(m)]`); a bare parameter of unknown type does not (`if eps > 0`
+    is fine). Shapes, sizes and dtypes (`x.shape[0] > 4`, `x.dim()`, `len(x)`,
+    `x.numel()`, `x.dtype == ...`) are not data, and `t is None` and `isinstance` are
+    decided without the data: none of them is reported.
 
     ## Why is this bad?
     Dynamo's fake-tensor call cannot decide a branch on data: it graph-breaks with
@@ -104,6 +107,22 @@ class DataDependentPython(Rule):
                 return x * int(peak)  # AIG502
             """,
             messages=(DecidesOnData(Function("clip_to_quantile"), "reads tensor data into Python with .item()"),),
+        ),
+        Invalid(
+            """
+            import torch
+
+            @torch.compiler.allow_in_graph
+            def trimmed(x, mask):
+                m = x.max()
+                keep = bool((x > 0).all())  # AIG502
+                flag = x.any() and mask  # AIG502
+                empty = not x.sum()  # AIG502
+                if empty or not keep:  # Python bools by now: decided above
+                    return x
+                return x[: int(m)] * flag  # AIG502
+            """,
+            messages=(DecidesOnData(Function("trimmed"), "branches on a tensor value in 'and'"),),
         ),
     )
     valid = (

@@ -272,5 +272,5 @@ def is_numpy_array_call(qualified: str) -> bool:
 _BUILTIN_METHODS = frozenset(
     name for kind in (str, bytes, list, tuple, dict, set, int, float, complex) for name in dir(kind)
 )
-#: Tensor methods no builtin type has: ``x.sum()`` makes ``x`` a tensor.
-TENSOR_ONLY_METHODS = TENSOR_METHODS_RETURNING_TENSOR - _BUILTIN_METHODS
+#: Tensor methods no builtin type has: ``x.sum()`` (or ``x.max()``) makes ``x`` a tensor.
+TENSOR_ONLY_METHODS = (TENSOR_METHODS_RETURNING_TENSOR | _REDUCTIONS_WITH_DIM) - _BUILTIN_METHODS

@@ -119,7 +119,9 @@ class BodyEvents:
             isinstance(target.operator, (cst.Is, cst.IsNot)) for target in expr.comparisons
         ):
             return False  # ``t is None``: decided by identity, not by the tensor's data
-        if isinstance(expr, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation)):
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            return False  # ``not t`` is a Python bool (its test of ``t`` is reported itself)
+        if isinstance(expr, _OPERATIONS):
             return any(self.is_tensor(child, scope, body) for child in operands(expr))
         if isinstance(expr, cst.Subscript):
             return self.is_tensor(expr.value, scope, body)
@@ -165,9 +167,12 @@ class BodyEvents:
         )
 
     def is_local(self, expr: cst.BaseExpression, scope: Scope, body: Body) -> bool:
-        """An expression rooted in a parameter or local of the body (not captured state)."""
+        """An expression rooted in a parameter or local of the body (not captured state);
+        an operation is when one of its operands is (``(x > 0)``, ``x @ w``)."""
         while isinstance(expr, (cst.Attribute, cst.Subscript, cst.Call)):
             expr = expr.func if isinstance(expr, cst.Call) else expr.value
+        if isinstance(expr, _OPERATIONS):
+            return any(self.is_local(child, scope, body) for child in operands(expr))
         if not isinstance(expr, cst.Name):
             return False
         owner = self.tree.owner(scope, expr.value)
@@ -221,6 +226,8 @@ class _Walker(Walker):
         self.body = body
         self.found: list[Event] = []
         self._scopes: list[Scope] = [body.scope]
+        #: Tests already reported as a whole (``if a and not b``): their and/or/not are not again.
+        self._decided: set[cst.CSTNode] = set()
 
     @property
     def scope(self) -> Scope:
@@ -243,6 +250,22 @@ class _Walker(Walker):
     def _condition(self, test: cst.BaseExpression, statement: str) -> None:
         if self.events.is_tensor(test, self.scope, self.body):
             self._emit(EventKind.DATA_DEPENDENT, test, Action.BRANCH, statement)
+            self._decided.add(test)
+
+    def _truth_test(self, node: cst.CSTNode, tested: cst.BaseExpression, operator: str) -> None:
+        """``t and y``, ``t or y``, ``not t``: Python asks ``bool(t)``, as an ``if`` would."""
+        if node in self._decided:
+            self._decided.update(operands(node))  # (a part of a test reported whole)
+        elif self.events.is_tensor(tested, self.scope, self.body):
+            self._emit(EventKind.DATA_DEPENDENT, node, Action.BRANCH, operator)
+            self._decided.update(operands(node))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._truth_test(node, node.left, "and" if isinstance(node.operator, cst.And) else "or")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._truth_test(node, node.expression, "not")
 
     def visit_If(self, node: cst.If) -> None:
         self._condition(node.test, "if")
@@ -316,4 +339,5 @@ def _same_scope_parts(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 _ASSIGNMENTS = frozenset({BindingKind.ASSIGN, BindingKind.ANNOTATION, BindingKind.WALRUS})
+_OPERATIONS = (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation)
 _OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

@@ -329,6 +329,8 @@ class Inference(QualifiedNames):
         return Inferred(Kind.MUTABLE, Basis.DISPLAY)
 
     def _operation(self, expr: cst.BaseExpression, scope: Scope) -> Inferred:
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            return Inferred(Kind.IMMUTABLE, Basis.ARITHMETIC)  # ``not t`` is a Python bool, whatever t is
         kinds = {self.infer(child, scope).kind for child in operands(expr)}
         if Kind.TENSOR in kinds:
             return Inferred(Kind.TENSOR, Basis.ARITHMETIC)
