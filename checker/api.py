@@ -27,6 +27,7 @@ from checker.passes.engine import FileReport, check_path
 from checker.passes.engine import check_source as _check_bytes
 from checker.passes.paths import CacheChoice, PathsReport
 from checker.passes.session import CheckedFile
+from checker.reading.environment import reading_imports
 from checker.reading.exhaustive import parsing_everything
 
 if TYPE_CHECKING:
@@ -99,6 +100,8 @@ class Choices(TypedDict, total=False):
     config: str | os.PathLike[str] | None
     isolated: bool
     exclude: Sequence[str]
+    python_environment: str | os.PathLike[str] | None
+    installed_packages: bool | None
 
 
 def configure(
@@ -112,12 +115,17 @@ def configure(
     config: str | os.PathLike[str] | None = None,
     isolated: bool = False,
     exclude: Sequence[str] = (),
+    python_environment: str | os.PathLike[str] | None = None,
+    installed_packages: bool | None = None,
 ) -> Settings:
     """What a run over ``paths`` does, built once: the rules, ``select``/``extend_select``/
     ``ignore`` (codes, names or prefixes, over the configuration's) or exactly ``rules``
     (registered rules only: each file is checked by fresh instances of their classes); the
     configuration, the nearest ``[tool.aigcheck]``, the file ``config``, or none
-    (``isolated``); ``exclude``: name patterns skipped while walking, as ``--exclude``."""
+    (``isolated``); ``exclude``: name patterns skipped while walking, as ``--exclude``;
+    ``python_environment``: where installed packages are read from, as ``--python-environment``
+    (else the configuration's, ``$VIRTUAL_ENV``, ``.venv``); ``installed_packages``: False
+    as ``--no-installed-packages``."""
     options = RunOptions(
         paths=tuple(os.fspath(path) for path in paths),
         select=tuple(select) if select is not None else None,
@@ -127,6 +135,8 @@ def configure(
         config=os.fspath(config) if config is not None else None,
         isolated=isolated,
         exclude=tuple(exclude),
+        python_environment=os.fspath(python_environment) if python_environment is not None else None,
+        installed_packages=installed_packages,
     )
     if rules is None:
         return settings(options)
@@ -174,7 +184,10 @@ def check_paths(
         settings = configure(paths, **choices)
     elif choices:
         raise TypeError(f"check_paths: settings already say what {', '.join(choices)} would; pass one or the other")
-    with parsing_everything() if exhaustive else nullcontext():
+    with (
+        parsing_everything() if exhaustive else nullcontext(),
+        reading_imports(settings.import_roots([os.fspath(path) for path in paths])),
+    ):
         return _paths.check_paths(
             [os.fspath(path) for path in paths],
             settings,

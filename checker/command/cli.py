@@ -139,6 +139,20 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument(
         "--isolated", "--no-config", dest="isolated", action="store_true", help="ignore every configuration file"
     )
+    imports = parser.add_argument_group("installed packages (read, never imported)")
+    imports.add_argument(
+        "--python-environment",
+        metavar="PATH",
+        help="the virtual environment (or site-packages folder) whose installed packages imports are resolved in "
+        "(default: python-environment in the configuration, else $VIRTUAL_ENV, else .venv or venv at the project root)",
+    )
+    imports.add_argument(
+        "--no-installed-packages",
+        dest="installed_packages",
+        action="store_false",
+        default=None,
+        help="resolve no import from installed packages, like installed-packages = false",
+    )
     parser.add_argument(
         "--exclude",
         action="append",
@@ -221,6 +235,8 @@ def options(args: argparse.Namespace) -> RunOptions:
         exclude=tuple(args.exclude),
         force_exclude=args.force_exclude,
         stdin_filename=args.stdin_filename,
+        python_environment=args.python_environment,
+        installed_packages=args.installed_packages,
         output_format=args.output_format,
         fail_on=args.fail_on,
         exit_zero=args.exit_zero,

@@ -54,6 +54,8 @@ KEYS: dict[str, str] = {
     "doc-strict": "true or false",
     "output-format": "a string, one of: " + ", ".join(sorted(REPORTERS)),
     "fail-on": "a string, one of: " + ", ".join(severity.value for severity in Severity),
+    "python-environment": 'a string, the folder of a virtual environment (or a site-packages folder), such as ".venv"',
+    "installed-packages": "true or false",
 }
 
 _TOML_TYPES = {
@@ -96,6 +98,10 @@ class Config:
     doc_strict: bool = False
     output_format: str | None = None
     fail_on: Severity | None = None
+    #: The environment installed packages are read from (relative paths: to the file's folder).
+    python_environment: Path | None = None
+    #: Whether imports from installed packages are resolved (None: not said; they are).
+    installed_packages: bool | None = None
     #: How messages name the file: relative to the working directory when inside it.
     shown: str = field(default=FILE_NAME, compare=False)
 
@@ -232,6 +238,12 @@ def parse_table(table: Mapping[str, object], path: Path) -> Config:
     doc_strict = table.get("doc-strict", False)
     if not isinstance(doc_strict, bool):
         raise ConfigError(_type_error(where, "doc-strict", doc_strict))
+    installed = table.get("installed-packages")
+    if installed is not None and not isinstance(installed, bool):
+        raise ConfigError(_type_error(where, "installed-packages", installed))
+    environment = table.get("python-environment")
+    if environment is not None and (not isinstance(environment, str) or not environment):
+        raise ConfigError(_type_error(where, "python-environment", environment))
     return Config(
         path=path,
         select=rules.get("select"),
@@ -242,6 +254,8 @@ def parse_table(table: Mapping[str, object], path: Path) -> Config:
         doc_strict=doc_strict,
         output_format=output_format,
         fail_on=Severity(fail_on) if fail_on is not None else None,
+        python_environment=path.parent / Path(environment).expanduser() if environment is not None else None,
+        installed_packages=installed,
         shown=shown,
     )
 

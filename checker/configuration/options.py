@@ -25,6 +25,9 @@ class RunOptions:
     exclude: tuple[str, ...] = ()
     force_exclude: bool = False
     stdin_filename: str | None = None
+    # where imports lead
+    python_environment: str | None = None
+    installed_packages: bool | None = None
     # what to report, and the exit status
     output_format: str | None = None
     fail_on: str | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +20,8 @@ from checker.configuration.config import Config, discover_config, load_config
 from checker.configuration.options import RunOptions
 from checker.configuration.selection import Layer, Selection, resolve_selection
 from checker.output.report import Rendering
-from checker.reading.discovery import DEFAULT_EXCLUDES, Source, exclude_patterns
+from checker.reading.discovery import DEFAULT_EXCLUDES, STDIN, Source, exclude_patterns
+from checker.reading.environment import ImportRoots, find_environment, installed_folders
 from checker.reading.globs import PatternSet
 from checker.spec.findings import Severity
 
@@ -42,6 +44,16 @@ class Settings:
     force_exclude: bool = False
     #: The name of the source read from standard input, for ``per-file-ignores``.
     stdin_filename: str | None = None
+    #: Where installed packages are read from (:func:`checker.reading.environment.find_environment`),
+    #: and whether they are at all (``--no-installed-packages``, ``installed-packages = false``).
+    environment: Path | None = None
+    installed_packages: bool = True
+
+    def import_roots(self, paths: Sequence[str]) -> ImportRoots:
+        """What the imports of a run over ``paths`` may reach (see :mod:`checker.reading.environment`)."""
+        installed = installed_folders(self.environment) if self.installed_packages and self.environment else ()
+        checked = tuple(Path(os.path.realpath(path)) for path in paths if path != STDIN)
+        return ImportRoots(installed, checked, self.installed_packages)
 
     def name_excludes(self) -> list[str]:
         """The name patterns discovery skips while walking: the configuration's, then the command line's."""
@@ -99,6 +111,8 @@ class Settings:
             sorted((entry.pattern, sorted(entry.codes)) for entry in config.per_file_ignores),
             config.exclude,
             config.doc_strict,
+            self.installed_packages,
+            str(self.environment) if self.installed_packages and self.environment else None,
         ]
         return hashlib.sha256(json.dumps(chosen).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -128,4 +142,17 @@ def settings(args: RunOptions, selection: Selection | None = None) -> Settings:
         unused_noqa=args.report_unused_noqa,
         quiet=args.quiet,
     )
-    return Settings(config, selection, fail_on, rendering, args.exclude, args.force_exclude, args.stdin_filename)
+    installed = args.installed_packages if args.installed_packages is not None else config.installed_packages
+    named = Path(args.python_environment) if args.python_environment is not None else config.python_environment
+    environment = find_environment(named, config.root) if installed is not False else None
+    return Settings(
+        config,
+        selection,
+        fail_on,
+        rendering,
+        args.exclude,
+        args.force_exclude,
+        args.stdin_filename,
+        environment.absolute() if environment is not None else None,
+        installed is not False,
+    )

@@ -25,7 +25,7 @@ from checker.facts.scopes.tree import MUTATING_METHOD_PATTERN
 from checker.index.change_walk import Exposed, Found, Resolve, changes
 from checker.reading.exhaustive import exhaustive
 from checker.reading.mentions import top_level
-from checker.reading.packages import import_name, module_file, project_files, project_root, tree_digest
+from checker.reading.packages import files_beside, import_name, module_file, project_files, project_root, tree_digest
 from checker.reading.source import WORDS, Unanalysable, bytes_or_none, decode, python_gate
 
 #: How many modules deep re-exports of a name are followed.
@@ -43,6 +43,9 @@ class Scanned:
     #: The project's folder and the digest of all its files (``packages.tree_digest``):
     #: a file that starts to change the name, anywhere, changes the answer.
     project: tuple[str, str] | None = None
+    #: The run's checked paths beside the package (a src layout's scripts, tests), each
+    #: with the digest of its files: a file there that starts to change the name changes it too.
+    beside: tuple[tuple[str, str], ...] = ()
 
 
 class ChangeScans:
@@ -57,6 +60,7 @@ class ChangeScans:
         self.skip = skip
         self._files: dict[Path, _Texts] = {}
         self._trees: dict[Path, str] = {}
+        self._beside: dict[Path, tuple[tuple[str, str], ...]] = {}
         self._answers: dict[tuple[Path, str, bool, bool], Scanned] = {}
         self._reexports: dict[tuple[Path, str], tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]] = {}
 
@@ -96,7 +100,7 @@ class ChangeScans:
                 where = (named, found)
         root = project_root(module)
         project = (str(root), self._trees[root]) if root is not None and root in self._trees else None
-        return Scanned(where, tuple(consulted), project)
+        return Scanned(where, tuple(consulted), project, self._beside.get(root, ()) if root is not None else ())
 
     def _project(self, module: Path) -> _Texts:
         root = project_root(module)
@@ -105,7 +109,9 @@ class ChangeScans:
         if root not in self._files:
             listed = list(project_files(root, self.skip))
             datas = tuple(bytes_or_none(path) for path in listed)
-            self._files[root] = _Texts(tuple(str(path.resolve()) for path in listed), datas)
+            beside, self._beside[root] = files_beside(root, self.skip)
+            paths = tuple(str(path.resolve()) for path in listed) + tuple(path for path, _ in beside)
+            self._files[root] = _Texts(paths, datas + tuple(data for _, data in beside))
             self._trees[root] = tree_digest(root, zip(listed, datas, strict=True))
         return self._files[root]
 

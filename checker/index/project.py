@@ -37,11 +37,13 @@ from checker.index.dependencies import Dependencies
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
 from checker.reading.discovery import DEFAULT_EXCLUDES
+from checker.reading.environment import import_roots
 from checker.reading.exhaustive import exhaustive
 from checker.reading.packages import candidates, module_file, names_a_submodule
 from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
-from checker.spec.links import Place, Registrar
+from checker.spec.links import Place, Registrar, Via
 from checker.spec.torch_api import Marker
+from checker.spec.well_known import WELL_KNOWN_REGISTRARS
 
 T = TypeVar("T")
 
@@ -164,12 +166,21 @@ class Project:
     def registrar(self, importer: str, qualified: str) -> Registrar | None:
         found = self.lookup(importer, qualified)
         if found is None:
-            return None
+            return self._well_known(importer, qualified)
         facts, attribute = found
         registrar = self.follow(facts, attribute, _registrar_named)
         if registrar is None:
             return None
         return Registrar(registrar.spelled, registrar.via, registrar.index, attribute, Path(facts.path).name)
+
+    def _well_known(self, importer: str, qualified: str) -> Registrar | None:
+        """A well-known package's registration helper where no file of the package is there
+        to read (:mod:`checker.spec.well_known`); never with installed packages off."""
+        api = WELL_KNOWN_REGISTRARS.get(qualified)
+        if api is None or not import_roots().enabled or self._candidates[(str(Path(importer).parent), qualified)]:
+            return None
+        module, _, alias = qualified.rpartition(".")
+        return Registrar(api, Via.API, 0, alias, module.rpartition(".")[2] + ".py")
 
     def class_model(self, node: cst.ClassDef) -> ClassModel | None:
         owner = self.owner_of(node)
@@ -212,6 +223,8 @@ class Project:
             self._deps.consulted(checked, path, digest)
         if found.project is not None:  # for the cache only: parsed facts are not stale for it
             self._deps.looked(checked, *found.project)
+        for where in found.beside:  # (the same: the checked paths beside the package)
+            self._deps.looked(checked, *where)
         if found.where is None:
             return None
         path, evidence = found.where
@@ -360,7 +373,9 @@ class Project:
             if isinstance(decoded, Unanalysable):
                 return None
             parsed = parse(decoded.text, str(path), self, vetted=vetted)
-        except (OSError, RecursionError):
+        except (OSError, RecursionError, SyntaxError):
+            # (SyntaxError: a text CPython's parser rejects that its outline let through as
+            # newer syntax, ``def f(:``, which libcst refuses too.)
             return None
         if not isinstance(parsed, Parsed):
             return None

@@ -1,8 +1,12 @@
 """Where an import leads on disk, by path alone: nothing is imported or run.
 
-Relative imports resolve from the importing file's folder, absolute ones only inside
-the importing file's own top-level package, regular or namespace (so a project's
-``from pkg.utils import x`` resolves, while ``numpy`` or ``torch`` never lead outside it).
+Relative imports resolve from the importing file's folder. An absolute one resolves from
+the first import root that holds its top-level name, in order: the importing file's own
+top-level package (regular or namespace); the checked project's folders
+(:func:`checker.reading.environment.project_folders`: a script's ``from pkg import config``
+finds ``src/pkg/``); the environment's ``site-packages`` (installed packages). A file of
+an installed package resolves only inside its own package, as do the standard library's
+names and torch's anywhere (the checker models torch itself).
 """
 
 from __future__ import annotations
@@ -10,10 +14,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from collections.abc import Iterable, Iterator, Set
 from pathlib import Path
 
 from checker.reading.discovery import Tree
+from checker.reading.environment import NEVER_INSTALLED, checked_beside, import_roots, is_installed, project_folders
+from checker.reading.source import bytes_or_none, file_digest
 
 
 def import_name(module: Path) -> str:
@@ -94,6 +101,32 @@ def tree_digest(root: Path, files: Iterable[tuple[Path, bytes]]) -> str:
     return digest.hexdigest()
 
 
+def files_beside(root: Path, skip: Set[str]) -> tuple[list[tuple[str, bytes]], tuple[tuple[str, str], ...]]:
+    """The ``.py`` files of the run's checked paths beside the package whose folder is
+    ``root`` (:func:`checker.reading.environment.checked_beside`: a src layout's scripts,
+    tests, examples), each once by real path with its bytes; and what an answer read from
+    them depends on: each checked folder with the digest of its files (:func:`tree_digest`,
+    as the cache computes it again), each checked file with the sha256 of its bytes."""
+    files: dict[str, bytes] = {}
+    depends = []
+    for path in checked_beside(root):
+        if path.is_dir():
+            listed = list(project_files(path, skip))
+            datas = [bytes_or_none(file) for file in listed]
+            depends.append((str(path), tree_digest(path, zip(listed, datas, strict=True))))
+            found = zip(listed, datas, strict=True)
+        elif path.suffix == ".py" and (digest := file_digest(path)) is not None:
+            depends.append((str(path), digest))
+            found = zip([path], [bytes_or_none(path)], strict=True)
+        else:
+            continue
+        for file, data in found:
+            real = os.path.realpath(file)
+            if not Path(real).is_relative_to(root):
+                files.setdefault(real, data)
+    return sorted(files.items()), tuple(depends)
+
+
 def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:
     """The folder a qualified import name is resolved from, and its parts."""
     dots = len(qualified) - len(qualified.lstrip("."))
@@ -103,7 +136,34 @@ def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:
         for _ in range(dots - 1):
             base = base.parent
         return base, parts
-    return (_package_root(importer, parts[0]) if parts else None), parts
+    if not parts:
+        return None, parts
+    own = _package_root(importer, parts[0])
+    if own is not None:
+        return own, parts
+    return next((root for root, holds in _outside_roots(importer, parts[0]) if holds), None), parts
+
+
+def _outside_roots(importer: Path, name: str) -> Iterator[tuple[Path, bool]]:
+    """The import roots outside the importer's own package, in order, each with whether it
+    holds the top-level ``name``, up to the first that does."""
+    if name in sys.stdlib_module_names or name in NEVER_INSTALLED or not name.isidentifier():
+        return
+    folder = importer.resolve().parent
+    if is_installed(folder):
+        return  # an installed package's imports stay inside it: no hop to another package
+    package = top_package(importer)
+    start = package.parent if package is not None else folder  # where Python itself would start
+    roots = [(root, root.name == "src") for root in project_folders(start)]
+    settings = import_roots()
+    if settings.enabled:
+        roots += [(root, True) for root in settings.installed]
+    for root, loose in roots:
+        holds = (root / name / "__init__.py").is_file() or (root / f"{name}.py").is_file()
+        holds = holds or loose and (root / name).is_dir()
+        yield root, holds
+        if holds:
+            return
 
 
 def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
@@ -125,11 +185,16 @@ def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
 
 def looked_for(importer: Path, qualified: str) -> list[Path]:
     """Every file :func:`candidates` and :func:`module_file` look for, there or not: an
-    answer that found nothing at one depends on it staying absent."""
+    answer that found nothing at one depends on it staying absent. For a name found in an
+    import root outside the importer's package, the roots before it too."""
     base, parts = _base(importer, qualified)
-    if base is None:
-        return []
     found = []
+    if parts and not qualified.startswith(".") and _package_root(importer, parts[0]) is None:
+        for root, holds in _outside_roots(importer, parts[0]):
+            if not holds:
+                found += [root / f"{parts[0]}.py", root / parts[0] / "__init__.py"]
+    if base is None:
+        return found
     for module in (parts[:-1], parts):
         folder = base.joinpath(*module)
         found += [folder.with_suffix(".py")] if module else []

@@ -308,7 +308,8 @@ class TestErrors:
     def test_unknown_key_lists_the_valid_keys(self, tmp_path: Path) -> None:
         assert error(tmp_path, "[tool.aigcheck]\nselct = ['AIG301']\n") == (
             "pyproject.toml: [tool.aigcheck] unknown key 'selct' (did you mean 'select'?); valid keys: "
-            "doc-strict, exclude, extend-select, fail-on, ignore, output-format, per-file-ignores, select"
+            "doc-strict, exclude, extend-select, fail-on, ignore, installed-packages, output-format, "
+            "per-file-ignores, python-environment, select"
         )
 
     def test_snake_case_is_not_a_key(self, tmp_path: Path) -> None:

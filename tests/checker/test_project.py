@@ -111,17 +111,24 @@ def test_cycles_and_unresolvable_imports_end_quietly(tmp_path: Path) -> None:
     assert check(tmp_path, "pkg/user.py") == []
 
 
-def test_imports_outside_the_package_are_never_followed(tmp_path: Path) -> None:
+def test_imports_reach_the_packages_beside_it_and_no_further(tmp_path: Path) -> None:
+    """The folder holding the package is an import root of the project (issue 22, class
+    7), as on ``sys.path``: a package beside it resolves, one in a folder elsewhere does not."""
     write(
         tmp_path,
         {
+            "pyproject.toml": "",
             "other/__init__.py": "",
             "other/utils.py": ALIAS,
+            "elsewhere/far/__init__.py": "",
+            "elsewhere/far/utils.py": ALIAS,
             "pkg/__init__.py": "",
-            "pkg/ops.py": user("from other.utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
+            "pkg/ops.py": user("from other.utils import maybe_allow_in_graph", "maybe_allow_in_graph", "AIG301"),
+            "pkg/far.py": user("from far.utils import maybe_allow_in_graph", "maybe_allow_in_graph"),
         },
     )
-    assert check(tmp_path, "pkg/ops.py") == []
+    check(tmp_path, "pkg/ops.py")
+    assert check(tmp_path, "pkg/far.py") == []
 
 
 def test_the_cache_notices_a_changed_alias_module(tmp_path: Path, monkeypatch) -> None:
