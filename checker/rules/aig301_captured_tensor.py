@@ -54,7 +54,11 @@ class CapturedTensor(Rule):
     section S1a; `exp_captured_tensors.py`, `exp_captured_evasions.py`). Through a
     cache it is worse: a cache still empty at the first compiled call keeps the
     FakeTensor made while compiling, and every later call of the program fails, eager
-    ones too, until the cache is cleared (S§12; `exp_cache_of_tensors.py`).
+    ones too, until the cache is cleared (S§12; `exp_cache_of_tensors.py`). The
+    runtime guard sees that FakeTensor itself: after each traced call it reports one
+    the call left in a cache or container the function reaches, naming it (`dict
+    pkg.kernels._MEMO, key 4`, `lru_cache of pkg.kernels._table`); see README, "Strict
+    mode at run time".
 
     ## Example
     ```python
