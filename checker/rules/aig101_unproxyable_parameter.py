@@ -20,9 +20,13 @@ class UnproxyableParameter(Rule):
     `forward`/`backward` after `ctx`) whose annotation admits a type that graph-breaks:
     an `nn.Module`, a `Callable` or function, a plain class or non-frozen dataclass of
     the project, or a container of those. Annotations are resolved through imports and
-    type aliases (those other project modules define too, imported by name or read through
-    their module: `types.Act`), string annotations, `Optional`/`Union`/`X | Y`, `list[...]`,
-    `tuple[...]` and `Sequence[...]`; types are judged with `checker/spec/contract.py`.
+    type aliases (those other project modules define too, imported by name, re-exported
+    or read through their module: `types.Act`), string annotations,
+    `Optional`/`Union`/`X | Y`, `list[...]`, `tuple[...]` and `Sequence[...]`; types are
+    judged with `checker/spec/contract.py`. An alias is any spelling of one: `A = ...`,
+    `A: TypeAlias = ...`, `type A = ...` (in the module itself), an alias of an alias
+    (`A2 = Optional[A]`, `A2 = A`), and the one bound under `if TYPE_CHECKING:` where
+    the other branch binds a stand-in (`else: A = object`).
 
     ## Why is this bad?
     Dynamo cannot turn such an argument into an FX proxy: it graph-breaks with `Failed
@@ -103,6 +107,26 @@ class UnproxyableParameter(Rule):
         ):
             return x
         """,
+        """
+        from typing import TYPE_CHECKING, Callable, Optional
+
+        import torch
+        from typing_extensions import TypeAlias
+
+        class Plan:
+            pass
+
+        if TYPE_CHECKING:
+            Hook = Optional[Callable[[torch.Tensor], torch.Tensor]]
+        else:
+            Hook = object
+        Hooks: TypeAlias = Hook
+        MaybePlan = Plan | None
+
+        @torch.compiler.allow_in_graph
+        def planned(x: torch.Tensor, hook: Hooks, plan: MaybePlan):  # AIG101 AIG101
+            return x
+        """,
     )
     valid = (
         """
@@ -113,6 +137,21 @@ class UnproxyableParameter(Rule):
 
         @torch.compiler.allow_in_graph
         def run(x: Tensor, ys: Sequence[Optional[Tensor]], k: int, eps: float = 1e-5, dtype: torch.dtype = None):
+            return x
+        """,
+        """
+        from typing import TYPE_CHECKING, Optional
+
+        import torch
+
+        if TYPE_CHECKING:
+            Scale = Optional[float]
+        else:
+            Scale = object
+        MaybeTensor = torch.Tensor | None
+
+        @torch.compiler.allow_in_graph
+        def scaled(x: torch.Tensor, scale: Scale, bias: MaybeTensor):
             return x
         """,
     )

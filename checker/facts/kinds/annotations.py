@@ -35,6 +35,10 @@ _SEQUENCES = frozenset(
 )
 _MAPPINGS = frozenset({"builtins.dict", "typing.Dict", "typing.Mapping", "collections.abc.Mapping"})
 _TRANSPARENT = frozenset({"typing.Annotated", "typing.Final", "typing_extensions.Annotated"})
+_TYPE_ALIAS = frozenset({"typing.TypeAlias", "typing_extensions.TypeAlias"})
+_TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+#: Bindings that can define a type alias: ``A = ...``, ``A: TypeAlias = ...``, ``type A = ...``.
+_ALIAS_BINDINGS = (BindingKind.ASSIGN, BindingKind.ANNOTATION, BindingKind.TYPE)
 
 
 @dataclass(frozen=True)
@@ -88,36 +92,62 @@ class AnnotationJudge:
             return [self._entry("builtins.NoneType", "None", result, inside)]
         if isinstance(expr, cst.Subscript):
             return self._generic(expr, scope, result, inside)
+        if isinstance(expr, cst.Name):  # an alias of the module, before what its values may name
+            members = self.alias_members(expr.value, scope, result, inside)
+            if members is not None:
+                return members
         known = self._known(expr, scope, result, inside)
         if known is not None:
             return [known]
         if isinstance(expr, (cst.Name, cst.Attribute)):
-            members = self.alias_members(expr.value, scope, result, inside) if isinstance(expr, cst.Name) else None
-            if members is None:
-                members = self._imported_alias(expr, scope, result, inside)
+            members = self._imported_alias(expr, scope, result, inside)
             if members is not None:
                 return members
         return [self._user_class(expr, scope, result)]
 
     def alias_members(self, name: str, scope: Scope, result: bool, inside: bool) -> list[Judgement] | None:
         """The members of what a type alias of the module stands for: ``Act = Callable[...]``,
-        ``Act: TypeAlias = ...``, ``MaybeAct = Optional[Act]``; only an annotation-shaped
-        value bound once (a subscript, a union, a string). None: ``name`` is no such alias."""
-        bindings = self.inference.tree.bindings(scope, name)
-        if len(bindings) != 1 or bindings[0].kind not in (BindingKind.ASSIGN, BindingKind.ANNOTATION):
+        ``Act: TypeAlias = ...``, ``type Act = ...``, ``MaybeAct = Optional[Act]``,
+        ``Act2 = Act``; an annotation-shaped value (a subscript, a union, a string, a name)
+        bound once, or under ``if TYPE_CHECKING:`` where other branches bind a stand-in.
+        None: ``name`` is no such alias."""
+        alias = self._alias_binding(self.inference.tree.bindings(scope, name))
+        if alias is None or alias.value is None or alias in self._expanding:
             return None
-        alias = bindings[0]
         value = alias.value
-        shaped = isinstance(value, (cst.Subscript, cst.SimpleString)) or (
+        declared = alias.kind is BindingKind.TYPE or (
+            alias.annotation is not None and bool(self.inference.qualified_names(alias.annotation, scope) & _TYPE_ALIAS)
+        )
+        shaped = isinstance(value, (cst.Subscript, cst.SimpleString, cst.Name, cst.Attribute)) or (
             isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr)
         )
-        if value is None or not shaped or alias in self._expanding:
+        if not (shaped or declared):
             return None
         self._expanding.add(alias)
         try:
-            return self._members(value, alias.written_in, result, inside)
+            members = self._members(value, alias.written_in, result, inside)
         finally:
             self._expanding.discard(alias)
+        if isinstance(value, (cst.Name, cst.Attribute)) and not declared and members == [_NOTHING]:
+            return None  # ``x = y`` of nothing known: not an alias, judged as the name itself
+        return members
+
+    def _alias_binding(self, bindings: list[Binding]) -> Binding | None:
+        """The one binding that can define an alias: the only one, or the only one under
+        ``if TYPE_CHECKING:`` (what type checkers read; ``else: Act = object`` is a stand-in)."""
+        bindings = [b for b in bindings if b.kind is not BindingKind.DELETE]
+        if len(bindings) > 1:
+            bindings = [b for b in bindings if any(self._type_checking(s, i) for s, i in b.branches)]
+        if len(bindings) != 1 or bindings[0].kind not in _ALIAS_BINDINGS:
+            return None
+        return bindings[0]
+
+    def _type_checking(self, statement: cst.CSTNode, branch: int) -> bool:
+        """Whether ``branch`` of ``statement`` is the body of ``if TYPE_CHECKING:``."""
+        if branch != 0 or not isinstance(statement, cst.If):
+            return False
+        scope = self.inference.tree.scope_of.get(statement, self.inference.tree.module)
+        return bool(self.inference.qualified_names(statement.test, scope) & _TYPE_CHECKING)
 
     def _imported_alias(
         self, expr: cst.Name | cst.Attribute, scope: Scope, result: bool, inside: bool

@@ -172,6 +172,8 @@ class Inference(QualifiedNames):
             return self._imported(binding)
         if kind is BindingKind.PARAMETER:
             return self._parameter(binding)
+        if kind is BindingKind.TYPE:
+            return UNKNOWN  # ``type A = ...`` binds a TypeAliasType, whatever its value names
         if binding.annotation is not None:
             declared = self._annotation(binding.annotation, binding.written_in)
             if declared.known:

@@ -238,7 +238,7 @@ class StatementHandlers(ScopeWalker):
     def _type_alias(self, node: cst.CSTNode) -> None:
         name = getattr(node, "name", None)
         if isinstance(name, cst.Name):
-            self._bind(name.value, name, BindingKind.TYPE)
+            self._bind(name.value, name, BindingKind.TYPE, value=getattr(node, "value", None))
 
 
 def comparison_of(test: cst.BaseExpression) -> Comparison | None:
