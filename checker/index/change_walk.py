@@ -65,6 +65,8 @@ class _Scan:
         self.objects: set[str] = set()
         #: (container, key) pairs known to be missing where the scan is.
         self.missing: list[tuple[str, str]] = []
+        #: Local names bound to a lookup (``v = cache.get(key)``): name -> (container, key).
+        self.got: dict[str, tuple[str, str]] = {}
         #: How deep the scan is in top-level code that runs after the definitions: a loop, a
         #: ``__main__`` block (``in_main``: the latter).
         self.later = 0
@@ -77,7 +79,7 @@ class _Scan:
         guards = 0
         for statement in statements:
             self.statement(statement, function)
-            present = _returns_when_present(statement)
+            present = _returns_when_present(statement, self.got.get)
             if present is not None:
                 self.missing.append(present)
                 guards += 1
@@ -88,7 +90,9 @@ class _Scan:
             self.imports(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.expressions([*node.decorator_list, *node.args.defaults, *node.args.kw_defaults], function)
+            outer, self.got = self.got, {}
             self.body(node.body, node)
+            self.got = outer
         elif isinstance(node, ast.ClassDef):
             self.expressions([*node.decorator_list, *node.bases], function)
             self.body(node.body, function)
@@ -101,13 +105,17 @@ class _Scan:
             self.body(node.orelse, function)
         elif isinstance(node, ast.If):
             self.expressions([node.test], function)
-            missing = _missing_key(node.test)
+            missing, present = _missing_key(node.test, self.got.get), _present_key(node.test, self.got.get)
             if missing is not None:
                 self.missing.append(missing)
             self.body(node.body, function)
             if missing is not None:
                 self.missing.pop()
+            if present is not None:  # ``if key in cache: ... else:``: missing in the else
+                self.missing.append(present)
             self.body(node.orelse, function)
+            if present is not None:
+                self.missing.pop()
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
             self.stores(node, function)
             self.expressions([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)], function)
@@ -188,6 +196,12 @@ class _Scan:
             return
         for target in targets:
             self.target(target, node, function)
+            if isinstance(target, ast.Name):  # ``v = cache.get(key)``, or another value
+                lookup = _got_lookup(node.value) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+                if lookup is not None:
+                    self.got[target.id] = lookup
+                else:
+                    self.got.pop(target.id, None)
 
     def target(
         self, target: ast.expr, statement: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef | None
@@ -222,7 +236,7 @@ class _Scan:
                 mutation = Mutation(MutationKind.ATTRIBUTE, target.attr)
             else:
                 key = (ast.unparse(target.value), ast.unparse(target.slice))
-                mutation = Mutation(MutationKind.ITEM, memoises=key in self.missing and not augmented)
+                mutation = Mutation(MutationKind.ITEM, memoises=_fills(key, self.missing) and not augmented)
             self.mutated(statement, mutation, function)
 
     def mutated(self, node: ast.AST, mutation: Mutation, function: object) -> None:
@@ -294,33 +308,83 @@ def _catches_key_error(handler: ast.ExceptHandler) -> bool:
     return any(isinstance(name, ast.Name) and name.id in ("KeyError", "LookupError") for name in names)
 
 
-def _missing_key(test: ast.expr) -> tuple[str, str] | None:
-    """``key not in cache`` (or ``cache.get(key) is None``): (cache, key) while it holds."""
+#: The lookup a local name was bound to (``v = cache.get(key)``), or None.
+Got = Callable[[str], "tuple[str, str] | None"]
+
+
+def _got_lookup(value: ast.expr | None) -> tuple[str, str] | None:
+    """``cache.get(key)`` or ``cache.get(key, None)``: (cache, key)."""
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "get"
+        and isinstance(value.func.value, ast.Name)
+        and 1 <= len(value.args) <= 2
+        and not value.keywords
+        and not any(isinstance(arg, ast.Starred) for arg in value.args)
+    ):
+        return None
+    if len(value.args) == 2 and not _is_none(value.args[1]):
+        return None
+    return value.func.value.id, ast.unparse(value.args[0])
+
+
+def _presence(test: ast.expr, got: Got) -> tuple[tuple[str, str], bool] | None:
+    """The lookup ``test`` decides, and whether the key is missing when it holds (``key not
+    in cache``, ``v is None``, ``not v``) or when it fails (``key in cache``, ``v is not None``, ``v``);
+    as ``checker.facts.scopes.memo_guards.presence``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        found = _looked_up(test.operand, got)
+        return (found, True) if found is not None else None
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         (operator,), (right,) = test.ops, test.comparators
-        if isinstance(operator, ast.NotIn):
-            return ast.unparse(right), ast.unparse(test.left)
-        left = test.left
-        if (
-            isinstance(operator, ast.Is)
-            and isinstance(right, ast.Constant)
-            and right.value is None
-            and isinstance(left, ast.Call)
-            and isinstance(left.func, ast.Attribute)
-            and left.func.attr == "get"
-            and left.args
-        ):
-            return ast.unparse(left.func.value), ast.unparse(left.args[0])
-    return None
+        if isinstance(operator, (ast.NotIn, ast.In)) and isinstance(right, ast.Name):
+            return (right.id, ast.unparse(test.left)), isinstance(operator, ast.NotIn)
+        if isinstance(operator, (ast.Is, ast.IsNot)) and _is_none(right):
+            found = _looked_up(test.left, got)
+            return (found, isinstance(operator, ast.Is)) if found is not None else None
+        return None
+    found = _looked_up(test, got)
+    return (found, False) if found is not None else None
 
 
-def _returns_when_present(statement: ast.stmt) -> tuple[str, str] | None:
-    """``if key in cache: return ...`` with no else: (cache, key), missing after it."""
+def _missing_key(test: ast.expr, got: Got) -> tuple[str, str] | None:
+    """The lookup whose key is missing where ``test`` holds (``if key not in cache:``)."""
+    found = _presence(test, got)
+    return found[0] if found is not None and found[1] else None
+
+
+def _present_key(test: ast.expr, got: Got) -> tuple[str, str] | None:
+    """The lookup whose key is missing where ``test`` fails (``if key in cache: ... else:``)."""
+    found = _presence(test, got)
+    return found[0] if found is not None and not found[1] else None
+
+
+def _looked_up(expr: ast.expr, got: Got) -> tuple[str, str] | None:
+    """``cache.get(key)``, ``(v := cache.get(key))``, or a local ``v`` bound to it."""
+    if isinstance(expr, ast.NamedExpr):
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        return got(expr.id)
+    return _got_lookup(expr)
+
+
+def _fills(key: tuple[str, str], missing: list[tuple[str, str]]) -> bool:
+    """``cache[key] = v`` where the key is missing from this cache, or from another one
+    filled by the same lookup: written once per key."""
+    return any(key == lookup or key[1] == lookup[1] for lookup in missing)
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _returns_when_present(statement: ast.stmt, got: Got) -> tuple[str, str] | None:
+    """``if key in cache: return ...`` (or ``raise``; or ``if v is not None: return v``)
+    with no else: (cache, key), missing after it."""
     if not isinstance(statement, ast.If) or statement.orelse or not statement.body:
         return None
-    test = statement.test
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)):
+    lookup = _present_key(statement.test, got)
+    if lookup is None or not isinstance(statement.body[-1], (ast.Return, ast.Raise)):
         return None
-    if not isinstance(statement.body[-1], (ast.Return, ast.Raise)):
-        return None
-    return ast.unparse(test.comparators[0]), ast.unparse(test.left)
+    return lookup

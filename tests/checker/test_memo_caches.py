@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from projects import check, write
 
 from checker.api import check_source
 from checker.spec.markers import expected
@@ -315,3 +317,34 @@ def f(x, k: int, scale: float):
 """
     )
     assert _found(source) == expected(source)
+
+
+_IMPORTER = """
+import torch
+
+from .memo import _C, _D
+
+@torch.compiler.allow_in_graph
+def g(x):
+    return x * len(_C) * len(_D)  # <T>
+"""
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS.values(), ids=list(SPELLINGS))
+def test_another_module_reads_a_memo_of_values(tmp_path: Path, spelling: Spelling) -> None:
+    """The index answers for the module that fills the memo (``index.change_walk``) as
+    the module's own facts do: each spelling is a memo there too."""
+    memo = _module(spelling, _value).replace("  # <T> <T>", "").replace("  # <T>", "")
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/memo.py": memo, "pkg/ops.py": _IMPORTER.replace("  # <T>", "")})
+    check(tmp_path, "pkg/ops.py")
+
+
+#: Rebinding the memo's module's name does not rebind the importer's copy (``from .memo import _C``).
+IMPORTED_STATE = {name: code for name, code in STATE.items() if name != "rebound"}
+
+
+@pytest.mark.parametrize("elsewhere", IMPORTED_STATE.values(), ids=list(IMPORTED_STATE))
+def test_another_module_reads_a_memo_changed_elsewhere(tmp_path: Path, elsewhere: str) -> None:
+    memo = _HEAD + _LOOKUP.replace("  # AIG302", "") + elsewhere
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/memo.py": memo, "pkg/ops.py": _IMPORTER.replace("<T>", "AIG302")})
+    check(tmp_path, "pkg/ops.py")

@@ -6,9 +6,10 @@ with a ``None`` default, through a walrus, or through a local bound to the looku
 cache.get(key)`` then ``if v is None:`` or ``if not v:``); ``except KeyError:`` around
 ``cache[key]``; and their negations before the rest of a block that they end (``if key in
 cache: return ...``, ``if v is not None: return v``) or in their ``else``. Under each,
-``cache[key] = value`` memoises (so does a second cache filled under the same key with a
-value computed from it). The scope builder keeps the (cache, key) pairs known to be missing
-as it walks, and asks here what each statement adds.
+``cache[key] = value`` memoises, and so does a second cache filled by the same lookup:
+each is written once per key. The scope builder keeps the (cache, key) pairs known to be
+missing as it walks, and asks here what each statement adds; the cheap tier mirrors these
+forms over CPython's tree (``checker.index.change_walk``).
 
 A value is computed from the key when every name it reads is the key, a name the key is
 computed from, the cache itself, a name bound outside the function (a helper, a module, a

@@ -172,8 +172,8 @@ class ScopeWalker:
     # -- caches -------------------------------------------------------------
 
     def _item_store(self, target: cst.Subscript, value: cst.BaseExpression | None) -> None:
-        """``cache[key] = value``: a fill of what is missing under a lookup of the key (or of
-        another cache by the same key, with a value computed from it) memoises."""
+        """``cache[key] = value``: a fill of what is missing under a lookup of the key, or of
+        another cache filled by the same lookup, memoises (is written once per key)."""
         exact = fills_missing(target, self._missing)
         beside = not exact and fills_beside(target, self._missing)
         key, base = target.slice[0].slice, target.value  # one index by name: fills_missing and fills_beside ask
@@ -183,7 +183,7 @@ class ScopeWalker:
             and isinstance(base, cst.Name)
             and self._from_key(value, key.value, base.value)
         )
-        memo = exact or (beside and from_key)
+        memo = exact or beside  # filled once per key either way; a memo of the key if from_key
         read = self._mutated_base(target.value, Mutation(MutationKind.ITEM, memoises=memo))
         if read is not None:
             self.tree.stores[read.node] = Store(value, self.scope, memo and from_key)
