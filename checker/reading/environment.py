@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 #: Folder names that make a folder an installed environment's (its files resolve imports
@@ -46,6 +46,8 @@ class ImportRoots:
     installed: tuple[Path, ...] = ()
     checked: tuple[Path, ...] = ()
     enabled: bool = True
+    #: What the run found where, kept for the run only (a run's index keeps its answers as long).
+    found: dict[tuple[Path, str], list[tuple[Path, bool]]] | None = field(default=None, compare=False, repr=False)
 
 
 _roots = ImportRoots()
@@ -60,7 +62,7 @@ def import_roots() -> ImportRoots:
 def reading_imports(roots: ImportRoots) -> Iterator[None]:
     """Within the block, imports resolve through ``roots``; as before after it."""
     global _roots
-    before, _roots = _roots, roots
+    before, _roots = _roots, replace(roots, found={})
     try:
         yield
     finally:

@@ -144,26 +144,31 @@ def _base(importer: Path, qualified: str) -> tuple[Path | None, list[str]]:
     return next((root for root, holds in _outside_roots(importer, parts[0]) if holds), None), parts
 
 
-def _outside_roots(importer: Path, name: str) -> Iterator[tuple[Path, bool]]:
+def _outside_roots(importer: Path, name: str) -> list[tuple[Path, bool]]:
     """The import roots outside the importer's own package, in order, each with whether it
-    holds the top-level ``name``, up to the first that does."""
+    holds the top-level ``name``, up to the first that does (kept for the run)."""
     if name in sys.stdlib_module_names or name in NEVER_INSTALLED or not name.isidentifier():
-        return
+        return []
     folder = importer.resolve().parent
-    if is_installed(folder):
-        return  # an installed package's imports stay inside it: no hop to another package
     package = top_package(importer)
     start = package.parent if package is not None else folder  # where Python itself would start
-    roots = [(root, root.name == "src") for root in project_folders(start)]
     settings = import_roots()
-    if settings.enabled:
-        roots += [(root, True) for root in settings.installed]
-    for root, loose in roots:
-        holds = (root / name / "__init__.py").is_file() or (root / f"{name}.py").is_file()
-        holds = holds or loose and (root / name).is_dir()
-        yield root, holds
-        if holds:
-            return
+    known = settings.found
+    if known is not None and (start, name) in known:
+        return known[start, name]
+    found: list[tuple[Path, bool]] = []
+    if not is_installed(folder):  # an installed package's imports stay inside it: no hop to another package
+        roots = [(root, root.name == "src") for root in project_folders(start)]
+        roots += [(root, True) for root in settings.installed] if settings.enabled else []
+        for root, loose in roots:
+            holds = (root / name / "__init__.py").is_file() or (root / f"{name}.py").is_file()
+            holds = holds or loose and (root / name).is_dir()
+            found.append((root, holds))
+            if holds:
+                break
+    if known is not None:
+        known[start, name] = found
+    return found
 
 
 def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
