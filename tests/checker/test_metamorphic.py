@@ -151,6 +151,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
             "attention",
             "quant_utils",
             "training",
+            "imported_objects",
+            "logged_outside",
         )
     },
     **{
@@ -180,6 +182,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
             "untraceable_subclasses",
             "diffusers_utils",
             "quant_utils",
+            "imported_objects",  # the registered defs read only imported objects
+            "logged_outside",
         )
     },
     **{
