@@ -35,6 +35,7 @@ PACKAGES = {
     "backend-registry": "backend_registry",
     "kernel-loader": "kernel_loader",
     "config-flags": "config_flags",
+    "config-objects": "config_objects",
     "autograd-functions": "autograd_functions",
     "registration-forms": "registration_forms",
 }

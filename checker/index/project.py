@@ -32,7 +32,8 @@ from checker.facts.module import ModuleFacts
 from checker.facts.registrations.handoffs import Origin
 from checker.facts.registrations.targets import Body, Target
 from checker.facts.scopes.tree import Binding, BindingKind
-from checker.index.change_scan import ChangeScans
+from checker.index.change_scan import ChangeScans, Scanned
+from checker.index.change_walk import Below
 from checker.index.dependencies import Dependencies
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
@@ -217,8 +218,25 @@ class Project:
             )
         return name in self._outlines.of(path).values
 
-    def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
-        found = self._scans.change(Path(module), name, own=own, rebinding=rebinding)
+    def change(
+        self,
+        module: str,
+        name: str,
+        checked: str,
+        *,
+        own: bool,
+        rebinding: bool,
+        attributes: tuple[str, ...] | None = None,
+        holding: bool = False,
+    ) -> Change | None:
+        below = None if attributes is None else Below(attributes, holding)
+        return self._placed(self._scans.change(Path(module), name, own=own, rebinding=rebinding, below=below), checked)
+
+    def environment(self, key: str, checked: str) -> Change | None:
+        return self._placed(self._scans.environment(Path(checked), key), checked)
+
+    def _placed(self, found: Scanned, checked: str) -> Change | None:
+        """A change the scan found, placed as seen from ``checked``; its files recorded."""
         for path, digest in found.consulted:
             self._deps.consulted(checked, path, digest)
         if found.project is not None:  # for the cache only: parsed facts are not stale for it
@@ -229,7 +247,16 @@ class Project:
             return None
         path, evidence = found.where
         place = Place(seen_from(path, checked), evidence.line)
-        return Change(evidence.kind, None, place, evidence.declaration, evidence.function, evidence.mutation)
+        return Change(
+            evidence.kind,
+            None,
+            place,
+            evidence.declaration,
+            evidence.function,
+            evidence.mutation,
+            path=evidence.path,
+            holds=evidence.holds,
+        )
 
     def alias_members(self, importer: str, qualified: str, result: bool, inside: bool) -> list[Judgement] | None:
         self._deps.look(importer, qualified)

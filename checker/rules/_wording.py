@@ -124,6 +124,8 @@ def source(capture: Capture) -> str:
     holder = where.holder
     if holder is Holder.DEFAULT:
         return "a default argument"
+    if holder is Holder.ENVIRONMENT:
+        return "the process environment"
     if holder is Holder.MODULE:
         text = "the module scope" if where.module is None else f"the module scope of {where.module}"
     else:
@@ -131,6 +133,8 @@ def source(capture: Capture) -> str:
             text = f"the body of class {where.name}"
         elif holder is Holder.ENCLOSING_FUNCTION:
             text = f"the enclosing function {where.name}()"
+        elif holder is Holder.ASSIGNED:
+            text = f"the attribute {where.name}() assigns" if where.name else "the attribute assigned at import"
         else:
             text = f"a {where.name} object"
         if where.module is not None:
@@ -181,7 +185,32 @@ def _change_text(change: Change, name: str) -> str:
         return f"the code {mutation(change.mutation)}"
     if kind is ChangeKind.ASSIGNED:
         return "it is assigned from another module"
-    return "it is an object attribute, which can be reassigned at any time"
+    if kind is ChangeKind.WRITTEN:
+        assert change.mutation is not None
+        return f"the code {_written(change.mutation, change.written or name)}"
+    if kind is ChangeKind.METHOD_WRITES:
+        assert change.mutation is not None
+        return f"{change.function}() assigns 'self.{change.mutation.name}'"
+    return "the code sets it"
+
+
+def _written(mutation: Mutation, written: str) -> str:
+    """``assigns 'NS.alpha'``, ``calls 'CFG.opts.update()'``: a write below an object."""
+    if mutation.kind is MutationKind.METHOD:
+        return f"calls '{written}.{mutation.name}()'"
+    if mutation.kind is MutationKind.ITEM:
+        return f"assigns an item of '{written}'"
+    verb = "deletes" if mutation.kind is MutationKind.DELETE else "assigns"
+    if mutation.name.endswith("*"):
+        return f"{verb} an attribute of '{written}' by name"
+    return f"{verb} '{written}'"
+
+
+def what(capture: Capture, kinds: dict[Kind, str]) -> str:
+    """What a message calls the captured value: ``environment variable``, else by its kind."""
+    if capture.source.holder is Holder.ENVIRONMENT:
+        return "environment variable"
+    return kinds.get(capture.inferred.kind, "")
 
 
 def change(capture: Capture) -> tuple[str, cst.CSTNode | Place | None]:

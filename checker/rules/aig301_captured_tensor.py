@@ -32,7 +32,11 @@ class CapturedTensor(Rule):
     Reports each read, inside a function registered with `allow_in_graph`, of a tensor,
     `nn.Parameter`, buffer, `nn.Module` or container of tensors that comes from outside
     the function: a module global, a closure variable, a default argument, or an
-    attribute of `self` in a registered bound method. Tensor-ness is inferred from
+    attribute of `self` in a registered bound method, or an attribute the project stores
+    a module or a tensor in (`state.head = nn.Linear(3, 3)` in a setup function, in this
+    module or another, for `state.head(x)`: where the attribute is assigned both a tensor
+    and other values, the read is reported here, since compiling with a tensor there fails
+    loudly, S1a, before any staleness could matter). Tensor-ness is inferred from
     assignments (`torch.ones(...)`, `nn.Parameter(...)`, `nn.Linear(...)`, tensor
     arithmetic, `torch.Tensor` annotations); a name whose kind cannot be inferred is
     not reported. Reads inside helper functions that the registered function calls are
@@ -182,9 +186,42 @@ class CapturedTensor(Rule):
             """,
             messages=(
                 ReadsTensorMemo(
-                    Function("masked"), "_MASKS", "the module scope", bound=5, filled=10, chain=(Call("causal_mask", 20),)
+                    Function("masked"),
+                    "_MASKS",
+                    "the module scope",
+                    bound=5,
+                    filled=10,
+                    chain=(Call("causal_mask", 20),),
                 ),
                 CallsTensorCache(Function("masked"), "positions", "functools.lru_cache", bound=14),
+            ),
+        ),
+        Invalid(
+            """
+            from types import SimpleNamespace
+
+            import torch
+
+            state = SimpleNamespace(head=None)
+
+            class Box:
+                def __init__(self):
+                    self.proj = None
+
+            box = Box()
+
+            def setup():
+                state.head = torch.nn.Linear(3, 3)
+                box.proj = torch.nn.Linear(3, 3)
+
+            @torch.compiler.allow_in_graph
+            def project(x):
+                return state.head(x) + box.proj(x)  # AIG301 AIG301
+            """,
+            messages=(
+                ReadsCapturedTensor(
+                    Function("project"), "module", "state.head", "the attribute setup() assigns", bound=14
+                ),
             ),
         ),
     )

@@ -29,8 +29,21 @@ class CapturedMutableState(Rule):
     (`config.X = v`), an augmented assignment updates, or a top-level loop or
     `if __name__ == "__main__":` block rebinds; one that is changed in place (`d[k] = v`,
     `xs.append(v)`, `obj.attr = v`, `del d[k]`) by a function of its module or by any
-    other module of the project (through a re-export too: `from pkg import FLAGS`); an attribute of `self` or of a captured object; a numpy
-    array. The message names the line that rebinds or changes it. Not state: constants
+    other module of the project (through a re-export too: `from pkg import FLAGS`); a numpy
+    array. An attribute of an object (`CFG.opts.scale`, `NS.alpha`, `self.k`, a
+    `SimpleNamespace`, a dataclass instance) is state only where a write reaches the
+    attribute read: an assignment, `setattr`/`delattr` or `del` of it or of one on its way
+    (`CFG.opts = dataclasses.replace(CFG.opts, ...)`), a mutating method called on it, in a
+    function or in another module, or a method of the object's class other than
+    `__init__`/`__post_init__` that assigns `self.<attr>`; each read cites the write of its
+    own attribute, and an object never written after import (frozen defaults, attributes
+    set only while the object is made) is a constant. So is an attribute of a class that
+    the project patches (`Block.forward = patched`), never `isinstance(x, Block)`,
+    `Block(...)` or its other attributes; and an environment variable read at call time
+    (`os.environ.get("K")`, `os.environ["K"]`, `os.getenv("K")`) that the project sets
+    (`os.environ["K"] = v`, `update`, `setdefault`, `pop`, `os.putenv`,
+    `monkeypatch.setenv`; a key that is not a literal names no variable). The message
+    names the line that rebinds or changes it. Not state: constants
     and containers that nothing changes after import (a set of dtypes, a table built at
     import), memoisation caches, names bound to functions, classes or modules (import
     fallbacks and if/else definitions included), and names whose value cannot be
@@ -133,6 +146,9 @@ class CapturedMutableState(Rule):
 
             def apply(self, x):
                 return x * self.k  # AIG302
+
+            def set_k(self, k):
+                self.k = k
         """,
         """
         import torch
@@ -173,6 +189,81 @@ class CapturedMutableState(Rule):
         @torch.compiler.allow_in_graph
         def planned(x):
             return x * _PLANS[x.shape[-1]]  # AIG302
+        """,
+        Invalid(
+            """
+            import dataclasses
+            import os
+            from dataclasses import dataclass
+            from types import SimpleNamespace
+
+            import torch
+
+            @dataclass
+            class Opts:
+                scale: float = 1.0
+
+            class Holder:
+                def __init__(self):
+                    self.opts = Opts()
+
+            CFG = Holder()
+            NS = SimpleNamespace(alpha=1.0, beta=2.0)
+
+            def set_scale(v):
+                CFG.opts = dataclasses.replace(CFG.opts, scale=v)
+
+            def set_alpha(v):
+                setattr(NS, "alpha", v)
+
+            def enable():
+                os.environ["FAST"] = "1"
+
+            @torch.compiler.allow_in_graph
+            def scaled(x):
+                y = x * CFG.opts.scale * NS.alpha  # AIG302 AIG302
+                return y * NS.beta if os.environ.get("FAST") else y  # AIG302
+            """,
+            messages=(
+                ReadsChangingState(
+                    Function("scaled"),
+                    "object",
+                    "CFG.opts",
+                    "a Holder object",
+                    "and the code assigns 'CFG.opts'",
+                    changed=20,
+                ),
+                ReadsChangingState(
+                    Function("scaled"),
+                    "",
+                    "NS.alpha",
+                    "the module scope",
+                    "and the code assigns 'NS.alpha'",
+                    changed=23,
+                ),
+                ReadsChangingState(
+                    Function("scaled"),
+                    "environment variable",
+                    "FAST",
+                    "the process environment",
+                    "and the code sets it",
+                    changed=26,
+                ),
+            ),
+        ),
+        """
+        import torch
+
+        class Counter:
+            def __init__(self):
+                self.step = 0
+                self.fn = torch.compiler.allow_in_graph(self.apply)
+
+            def apply(self, x):
+                return x * self.step  # AIG302
+
+            def advance(self):
+                self.step += 1
         """,
     )
     valid = (
@@ -243,6 +334,36 @@ class CapturedMutableState(Rule):
             n = x.shape[-1]
             return x * block(n) * _WARPS[n] * tuned(n)
         """,
+        """
+        import os
+        from dataclasses import dataclass
+        from types import SimpleNamespace
+
+        import torch
+
+        @dataclass
+        class Opts:
+            eps: float = 1e-6
+
+        class Scaler:
+            def __init__(self, k):
+                self.k = k  # set only while the object is made
+                self.fn = torch.compiler.allow_in_graph(self.apply)
+
+            def apply(self, x):
+                return x * self.k
+
+        FROZEN = Opts()  # never written after import
+        NS = SimpleNamespace(alpha=1.0, beta=2.0)
+
+        def tune():
+            NS.beta = 3.0  # another attribute than the one read
+
+        @torch.compiler.allow_in_graph
+        def normalised(x):
+            y = x / (x.norm() + FROZEN.eps) * NS.alpha
+            return y if os.environ.get("NEVER_SET") else x  # the project never sets it
+        """,
     )
 
     def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
@@ -259,7 +380,7 @@ class CapturedMutableState(Rule):
                 message = DefaultIsMutable(function, capture.name, _MUTABLE[kind], chain)
             else:
                 changes, changed = reason
-                what, source = _WHAT.get(kind, ""), words.source(capture)
+                what, source = words.what(capture, _WHAT), words.source(capture)
                 message = ReadsChangingState(
                     function, what, capture.name, source, changes, changed, capture.binding, chain
                 )

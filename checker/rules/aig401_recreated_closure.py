@@ -66,7 +66,7 @@ class RecreatedClosure(Rule):
                 def __init__(self, k):
                     super().__init__()
                     self.k = k
-                    self.fn = torch.compiler.allow_in_graph(lambda x: x * self.k)  # AIG401 AIG302
+                    self.fn = torch.compiler.allow_in_graph(lambda x: x * self.k)  # AIG401
 
             def make(k):
                 def inner(x, k=k):

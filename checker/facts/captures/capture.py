@@ -45,6 +45,10 @@ class Holder(enum.Enum):
     ENCLOSING_FUNCTION = "enclosing-function"  # ``Source.name``: the function
     OBJECT = "object"  # an attribute of an object; ``Source.name``: its class
     DEFAULT = "default"  # a default value, evaluated once when the def runs
+    ENVIRONMENT = "environment"  # an environment variable; ``Capture.name``: its name
+    #: A tensor or a module the project stores in an attribute (``state.head = nn.Linear(...)``);
+    #: ``Source.name``: the function that stores it ("" at a module's top level).
+    ASSIGNED = "assigned"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,18 @@ from typing import Protocol
 
 import libcst as cst
 
-from checker.facts.scopes.tree import Binding, BindingKind, Declaration, Mutation, Read, Scope, ScopeKind, ScopeTree
+from checker.facts.kinds.kind import Kind
+from checker.facts.scopes.tree import (
+    Binding,
+    BindingKind,
+    Declaration,
+    Mutation,
+    MutationKind,
+    Read,
+    Scope,
+    ScopeKind,
+    ScopeTree,
+)
 from checker.spec.links import Place
 
 
@@ -43,7 +54,9 @@ class ChangeKind(enum.Enum):
     REBOUND = "rebound"  # a closure variable bound more than once, outside exclusive branches
     MUTATED = "mutated"  # changed in place (``Change.mutation`` says how)
     ASSIGNED = "assigned"  # assigned from another module (``config.X = ...``)
-    ATTRIBUTE = "attribute"  # an object attribute, which can be reassigned at any time
+    WRITTEN = "written"  # an attribute path written after import (``Change.written``, ``mutation``: how)
+    METHOD_WRITES = "method-writes"  # a method of the object's class assigns it (``function``: Class.method)
+    ENVIRONMENT = "environment"  # the project sets the environment variable read
 
 
 @dataclass(frozen=True)
@@ -57,6 +70,12 @@ class Change:
     declaration: Declaration | None = None
     function: str = ""
     mutation: Mutation | None = None
+    #: For ``WRITTEN``: the attributes below the object the write goes through (``("opts",)``),
+    #: and what it writes as the read spells it (``NS.alpha``, ``CFG.opts``).
+    path: tuple[str, ...] = ()
+    written: str = ""
+    #: What the write stores, when it is a tensor or a module (an AIG301 capture, not state).
+    holds: Kind | None = None
 
 
 class ImportedState(Protocol):
@@ -72,17 +91,40 @@ class ImportedState(Protocol):
         (a name bound only by imports, defs and classes cannot be state)."""
         ...
 
-    def change(self, module: str, name: str, checked: str, *, own: bool, rebinding: bool) -> Change | None:
+    def change(
+        self,
+        module: str,
+        name: str,
+        checked: str,
+        *,
+        own: bool,
+        rebinding: bool,
+        attributes: tuple[str, ...] | None = None,
+        holding: bool = False,
+    ) -> Change | None:
         """What in the project can change the top-level ``name`` of the module file
         ``module`` after compilation, placed as seen from the checked file ``checked``.
         ``own``: the module's own code counts too; ``rebinding``: assignments to the name
         count, not only changes of the object in place (a ``from m import x`` copy is
-        not rebound by ``m.x = ...``)."""
+        not rebound by ``m.x = ...``). ``attributes``: the read goes through these
+        attributes of the object (``NS.alpha``: ``("alpha",)``), and only the changes
+        that can reach them count; ``holding``: only assignments below it of a tensor or
+        a module count (``Change.holds``)."""
+        ...
+
+    def environment(self, key: str, checked: str) -> Change | None:
+        """Where the project sets the environment variable ``key`` (``os.environ[key] = v``,
+        ``os.environ.update(...)``, ``os.putenv``), placed as seen from ``checked``."""
         ...
 
 
-def local_change(tree: ScopeTree, name: str, owner: Scope, bindings: Sequence[Binding]) -> Change | None:
-    """What in this module can change ``name`` (bound in ``owner``) after compilation."""
+def local_change(
+    tree: ScopeTree, name: str, owner: Scope, bindings: Sequence[Binding], *, attributes: bool = True
+) -> Change | None:
+    """What in this module can change ``name`` (bound in ``owner``) after compilation.
+    ``attributes``: assigning an attribute of the object counts as changing it (not for a
+    read of the name alone of an object of unknown kind: ``isinstance(x, C)`` is not
+    changed by ``C.forward = patched``)."""
     at_module = owner.kind is ScopeKind.MODULE
     for binding in bindings:
         if binding.written_in is not owner:
@@ -99,6 +141,8 @@ def local_change(tree: ScopeTree, name: str, owner: Scope, bindings: Sequence[Bi
             if not any(earlier.exclusive_with(later) for earlier in bindings[:position]):
                 return Change(ChangeKind.REBOUND, later.node)
     for read in tree.mutations_of(owner, name):
+        if not attributes and read.mutation is not None and read.mutation.kind is MutationKind.ATTRIBUTE:
+            continue
         if _changes_later(read, at_module):
             assert read.mutation is not None
             return Change(ChangeKind.MUTATED, read.node, mutation=read.mutation)

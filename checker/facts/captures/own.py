@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from checker.facts.captures.attribute_state import AttributeState
+from checker.facts.captures.attribute_writes import NAMESPACE_SUBJECTS, read_path
 from checker.facts.captures.caches import TensorCaches
 from checker.facts.captures.capture import NOT_STATE, Capture, Holder, Source, laundering
 from checker.facts.captures.changes import Change, ChangeKind, local_change
+from checker.facts.captures.environment import environment_read
 from checker.facts.captures.module_attributes import ImportedGlobals, ModuleAttributes
 from checker.facts.kinds.inference import Inference
-from checker.facts.kinds.kind import Kind
+from checker.facts.kinds.kind import UNKNOWN, Inferred, Kind
 from checker.facts.registrations.targets import Body
 from checker.facts.scopes.syntax import children
 from checker.facts.scopes.tree import Binding, BindingKind, Read, Scope, ScopeKind, ScopeTree, all_params
@@ -28,7 +31,8 @@ class OwnCaptures:
         self.tree = tree
         self.inference = inference
         self.index = index
-        self._module_attributes = ModuleAttributes(inference, index)
+        self._attributes = AttributeState(tree, inference, index)
+        self._module_attributes = ModuleAttributes(inference, index, self._attributes.class_change)
         self._cache: dict[tuple[cst.CSTNode, bool], list[Capture]] = {}
         self._caches = TensorCaches(tree, inference)
 
@@ -65,7 +69,7 @@ class OwnCaptures:
                 if owner is None:
                     continue
                 if receiver is not None and owner is body.scope and read.name == receiver:
-                    capture = self._attribute_of(body, read, parents)
+                    capture = self._attribute_of(body, read, parents, None)
                 elif body.scope.encloses(owner):
                     continue
                 else:
@@ -86,17 +90,27 @@ class OwnCaptures:
         first = matching[0].node if matching else None
         if isinstance(parents.get(read.node), cst.Attribute):
             if inferred.kind in (Kind.OBJECT, Kind.MODULE):
-                attribute = self._attribute_of(body, read, parents)
+                attribute = self._attribute_of(body, read, parents, owner)
                 if attribute is not None:
                     return attribute
             through_module = self._module_attributes.capture(body, read, owner, parents)
             if through_module is not None:
                 return through_module
+            if inferred.kind is Kind.MUTABLE and self._namespace(read.name, owner, bindings):
+                return self._in_namespace(body, read, owner, bindings, parents)
+        if inferred.kind is Kind.PYMODULE or read.name in _ENVIRON_NAMES:
+            environ = environment_read(body, read, parents, self.inference, self.index, self._attributes.writes)
+            if environ is not None or inferred.kind is Kind.PYMODULE:
+                return environ
         cached = self._caches.capture(body, read, owner, inferred, parents, _source(owner), first)
         if cached is not None:
             return cached  # a memo of tensors, or a call of a cached def returning them (S§12)
+        if inferred.kind is Kind.CLASS and isinstance(parents.get(read.node), cst.Attribute):
+            return self._class_attribute(body, read, owner, bindings, parents)
         if inferred.kind in NOT_STATE:
             return None
+        if inferred.kind is Kind.UNKNOWN:
+            return self._unknown(body, read, owner, bindings, parents, inferred, first)
         change = local_change(self.tree, read.name, owner, bindings)
         if change is None and owner.kind is ScopeKind.MODULE:
             change = self._project_change(read.name, bindings)
@@ -119,8 +133,81 @@ class OwnCaptures:
             return index.change(origin.path, origin.name, path, own=True, rebinding=False)
         return index.change(path, name, path, own=False, rebinding=True)
 
-    def _attribute_of(self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode]) -> Capture | None:
-        """``self.w`` or ``obj.w``: the attribute is what is captured."""
+    def _namespace(self, name: str, owner: Scope, bindings: list[Binding]) -> bool:
+        """``NS = SimpleNamespace(...)`` here, or imported from a module of the project that binds it so."""
+        if self._attributes.is_namespace(bindings, owner):
+            return True
+        if len(bindings) != 1 or not bindings[0].imported:
+            return False
+        return self.inference.imported_kind(name, owner).subject in NAMESPACE_SUBJECTS
+
+    def _in_namespace(
+        self, body: Body, read: Read, owner: Scope, bindings: list[Binding], parents: dict[cst.CSTNode, cst.CSTNode]
+    ) -> Capture | None:
+        """``NS.alpha``, ``state.head``: an attribute of a ``SimpleNamespace``, judged by the
+        writes that reach it (a module or tensor stored there is AIG301)."""
+        parent = parents[read.node]
+        assert isinstance(parent, cst.Attribute)
+        name, path = f"{read.name}.{parent.attr.value}", read_path(read.node, parents)
+        laundered = laundering(parent, parents)
+        held = self._attributes.holding(read.name, owner, bindings, path)
+        if held is not None:
+            stored, node = held
+            assert stored.holds is not None
+            return Capture(body, parent, name, _assigned(stored), Inferred(stored.holds), node, laundered)
+        change = self._attributes.change(read.name, owner, bindings, path, read.name, None)
+        if change is None:
+            return None
+        return Capture(body, parent, name, _source(owner), UNKNOWN, None, laundered, change)
+
+    def _unknown(
+        self,
+        body: Body,
+        read: Read,
+        owner: Scope,
+        bindings: list[Binding],
+        parents: dict[cst.CSTNode, cst.CSTNode],
+        inferred: Inferred,
+        first: cst.CSTNode | None,
+    ) -> Capture:
+        """A name of unknown kind (a class imported from outside the project, an object a
+        call of another package returns): a write of one of its attributes changes the reads
+        of that attribute (``C.forward`` after ``C.forward = patched``), not ``isinstance(x,
+        C)``, ``C(...)`` or its other attributes."""
+        path = read_path(read.node, parents)
+        change = self._attributes.change(read.name, owner, bindings, path, read.name, None)
+        parent = parents.get(read.node)
+        if (
+            change is not None
+            and change.kind is ChangeKind.WRITTEN
+            and change.path
+            and isinstance(parent, cst.Attribute)
+        ):
+            name = f"{read.name}.{parent.attr.value}"
+            return Capture(body, parent, name, _source(owner), inferred, first, laundering(parent, parents), change)
+        laundered = laundering(read.node, parents)
+        return Capture(body, read.node, read.name, _source(owner), inferred, first, laundered, change)
+
+    def _class_attribute(
+        self, body: Body, read: Read, owner: Scope, bindings: list[Binding], parents: dict[cst.CSTNode, cst.CSTNode]
+    ) -> Capture | None:
+        """``Block.forward``: an attribute of a class is state only where the project patches
+        that attribute (``Block.forward = patched`` in a function, or in another module);
+        ``isinstance(x, Block)``, ``Block(...)`` and its other attributes are not."""
+        parent = parents[read.node]
+        assert isinstance(parent, cst.Attribute)
+        path = read_path(read.node, parents)
+        change = self._attributes.change(read.name, owner, bindings, path, read.name, None)
+        if change is None or change.kind is not ChangeKind.WRITTEN:
+            return None  # a class rebound is a class: what it names is code
+        name = f"{read.name}.{parent.attr.value}"
+        return Capture(body, parent, name, _source(owner), UNKNOWN, None, laundering(parent, parents), change)
+
+    def _attribute_of(
+        self, body: Body, read: Read, parents: dict[cst.CSTNode, cst.CSTNode], owner_scope: Scope | None
+    ) -> Capture | None:
+        """``self.w`` or ``obj.w``: the attribute is what is captured. ``owner_scope``: where
+        ``obj`` is bound (None for the receiver ``self``)."""
         parent = parents.get(read.node)
         if not isinstance(parent, cst.Attribute) or parent.value is not read.node:
             return None
@@ -135,7 +222,19 @@ class OwnCaptures:
         name = f"{read.name}.{attr}"
         laundered = laundering(parent, parents)
         source = Source(Holder.OBJECT, model.name)
-        change = None if inferred.kind.is_tensor_like else Change(ChangeKind.ATTRIBUTE)
+        if inferred.kind.is_tensor_like:
+            return Capture(body, parent, name, source, inferred, None, laundered)
+        path = read_path(read.node, parents)
+        if owner_scope is None:  # ``self``: what its class's methods write
+            change = self._attributes.class_change(model, path)
+        else:
+            bindings = owner_scope.bindings.get(read.name, [])
+            held = self._attributes.holding(read.name, owner_scope, bindings, path)
+            if held is not None:
+                found, node = held
+                assert found.holds is not None
+                return Capture(body, parent, name, _assigned(found), Inferred(found.holds), node, laundered)
+            change = self._attributes.change(read.name, owner_scope, bindings, path, read.name, model)
         return Capture(body, parent, name, source, inferred, None, laundered, change)
 
     def _mutates(self, body: Body, parameter: str) -> bool:
@@ -155,6 +254,19 @@ class OwnCaptures:
                 source = Source(Holder.DEFAULT)
                 found.append(Capture(body, param.default, param.name.value, source, inferred))
         return found
+
+
+#: Names a read of the environment starts from besides a module: ``from os import environ, getenv``.
+_ENVIRON_NAMES = frozenset({"environ", "getenv"})
+
+
+def _assigned(change: Change) -> Source:
+    """Where a tensor or a module read through an attribute was stored: the function that
+    assigns it, in another module as a place."""
+    place = change.place
+    return Source(
+        Holder.ASSIGNED, change.function, place.path if place is not None else None, place.line if place else None
+    )
 
 
 def _receiver(body: Body) -> str | None:
