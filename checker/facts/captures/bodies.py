@@ -252,7 +252,7 @@ class _Walker(Walker):
             self._emit(EventKind.DATA_DEPENDENT, test, Action.BRANCH, statement)
             self._decided.add(test)
 
-    def _truth_test(self, node: cst.CSTNode, tested: cst.BaseExpression, operator: str) -> None:
+    def _truth_test(self, node: cst.BaseExpression, tested: cst.BaseExpression, operator: str) -> None:
         """``t and y``, ``t or y``, ``not t``: Python asks ``bool(t)``, as an ``if`` would."""
         if node in self._decided:
             self._decided.update(operands(node))  # (a part of a test reported whole)
