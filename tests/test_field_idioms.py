@@ -144,6 +144,9 @@ FORMS = {
     "tuple": "call-with-tuple",
     "imported": "rebinding-imported-name",
     "attr": "call-on-module-attribute",
+    "attr_list": "call-with-list-of-module-attributes",
+    "attr_tuple": "call-with-tuple-of-module-attributes",
+    "imported_list": "call-with-list-of-imported-names",
 }
 KERNELS = ("bias_gelu_", "bias_tanh_gelu_")
 #: Codes that belong to the spelling of the registration, not to the function registered.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Container, Iterator, Sequence
 from functools import cached_property
 from typing import Protocol
@@ -10,11 +11,12 @@ import libcst as cst
 
 from checker.facts.captures.bodies import BodyEvents, Event
 from checker.facts.captures.capture import Capture
-from checker.facts.captures.helpers import CaptureFinder, CaptureIndex
+from checker.facts.captures.helpers import CaptureFinder, CaptureIndex, ImportedHelpers
 from checker.facts.captures.values import Values
 from checker.facts.kinds.annotations import AnnotationJudge, ImportedAliases
 from checker.facts.kinds.inference import ImportedNames, Inference
 from checker.facts.kinds.kind import Kind
+from checker.facts.registrations.factories import Defined
 from checker.facts.registrations.handoffs import Handoff, handoffs, registered_elsewhere
 from checker.facts.registrations.markers import Applied, ImportedMarkers, Markers
 from checker.facts.registrations.resolver import TargetResolver
@@ -31,6 +33,7 @@ from checker.facts.scopes.tree import Scope, all_params
 from checker.reading.packages import module_name
 from checker.spec import torch_api as api
 from checker.spec.links import Elsewhere
+from checker.spec.messages.registrations import CUSTOM_OP
 
 #: How many calls deep a compiled function's callees count as compiled too.
 _COMPILED_CALL_DEPTH = 4
@@ -97,11 +100,19 @@ class ModuleFacts:
     def handoffs(self) -> list[Handoff]:
         """Registrations here of defs and classes that other modules of the project define."""
         found = handoffs(self.registrations, self.inference, self.index)
-        return [handoff for handoff in found if not self.markers.overrides_import(handoff.registration)]
+        # A custom op object is judged here (AIG403): its body is not a registered body.
+        custom_ops = {id(target.node) for target in self.targets if target.instance_of == CUSTOM_OP}
+        return [
+            handoff
+            for handoff in found
+            if id(handoff.element) not in custom_ops
+            and not self.markers.overrides_import(handoff.element, handoff.registration)
+        ]
 
     @cached_property
     def targets(self) -> list[Target]:
-        resolver = TargetResolver(self.tree, self.inference)
+        defining = _FactoriesElsewhere(self.index, self.path) if self.index is not None else None
+        resolver = TargetResolver(self.tree, self.inference, defining)
         return [target for registration in self.registrations for target in resolver.targets(registration)]
 
     @cached_property
@@ -251,22 +262,23 @@ class ModuleFacts:
         """The markers applied to what ``target`` registers: here, and for another module's
         def or class registered here, by the module that defines it."""
         applied: list[Applied] = list(self.markers.on(target))
-        handoff = self._handed_off.get(id(target.registration.site))
+        handoff = self._handed_off.get(id(target.node))
         if handoff is not None and self.index is not None:
             applied += self.index.markers(handoff.path, handoff.name, self.path)
         return applied
 
     @cached_property
     def _handed_off(self) -> dict[int, Handoff]:
-        return {id(handoff.registration.site): handoff for handoff in self.handoffs}
+        return {id(handoff.element): handoff for handoff in self.handoffs}
 
     @cached_property
     def compiled(self) -> dict[cst.CSTNode, cst.CSTNode]:
         """Functions that run under ``torch.compile`` -> the node that compiles them.
 
         Direct: decorated with or passed to ``torch.compile``, or the ``forward`` of a
-        module class whose instance is compiled. Indirect: functions of this module
-        that those call, a few calls deep.
+        module class whose instance is compiled; the ``forward`` of any other nn.Module
+        subclass here is compiled whenever its module is (wherever that is), and maps to
+        itself. Indirect: functions of this module that those call, a few calls deep.
         """
         compiled: dict[cst.CSTNode, cst.CSTNode] = {}
         for definition, scope in self.tree.definitions:
@@ -284,8 +296,22 @@ class ModuleFacts:
             elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
                 for entry in self._compiled_entry(call.func.value, scope):
                     compiled.setdefault(entry, call)
+        for forward in self.module_forwards:  # compiled whenever the module is, wherever that is
+            compiled.setdefault(forward, forward)
         self._add_callees(compiled)
         return compiled
+
+    @cached_property
+    def module_forwards(self) -> dict[cst.CSTNode, str]:
+        """The ``forward`` defs of this module's nn.Module subclasses -> the class's name."""
+        found: dict[cst.CSTNode, str] = {}
+        for definition, _ in self.tree.definitions:
+            if isinstance(definition, cst.ClassDef):
+                model = self.inference.class_model(definition)
+                method = model.method("forward") if model.is_module else None
+                if method is not None and method[1] is model and method[0] in self.tree.scope_of:
+                    found[method[0]] = model.name
+        return found
 
     def _compiled_entry(self, expr: cst.BaseExpression, scope: Scope) -> list[cst.CSTNode]:
         inferred = self.inference.infer(expr, scope)
@@ -321,3 +347,23 @@ class ModuleFacts:
                 return self.compiled[current.node]
             current = current.parent
         return None
+
+
+class _FactoriesElsewhere:
+    """Another module's top-level defs, read in their module (the index's helpers), for
+    following a registered call into the factory it calls (``make_op(f)``)."""
+
+    def __init__(self, index: ImportedHelpers, checked: str) -> None:
+        self.index = index
+        self.checked = checked
+
+    def defined(self, importer: str, qualified: str) -> list[Defined]:
+        found = []
+        for helper in self.index.helpers(importer, qualified):
+            finder, definition = helper.finder, helper.body.node
+            if not isinstance(definition, cst.FunctionDef):
+                continue
+            onward = _FactoriesElsewhere(finder.index, self.checked) if finder.index is not None else None
+            place = functools.partial(finder.places.place, checked=self.checked)
+            found.append(Defined(definition, finder.inference, place, finder.closure_names, onward))
+        return found

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
-from collections.abc import Set
+from collections.abc import Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,16 @@ _CALLED = re.compile(
     + REGISTERED_KEYWORD.encode()
     + rb"[ \t]*=[ \t]*)?([A-Za-z_]\w*)[ \t]*[,)]"
 )
+#: ``allow_in_graph([f, g])`` or ``allow_in_graph((f, g))`` on one line: the registrar,
+#: and the elements (those that are names are registered).
+_LISTED = re.compile(
+    rb"(?m)^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?([\w.]*"
+    + _WORD
+    + rb"\w*)[ \t]*\([ \t]*(?:"
+    + REGISTERED_KEYWORD.encode()
+    + rb"[ \t]*=[ \t]*)?[\[(]([^\[\]()\n]*)[\])][ \t]*[,)]"
+)
+_NAME = re.compile(rb"[A-Za-z_]\w*")
 _DECORATED = re.compile(
     rb"(?m)^[ \t]*@([\w.]*"
     + _WORD
@@ -87,8 +97,7 @@ def registered_in(data: bytes) -> set[str]:
         return set()
     starts: list[int] | None = None
     found = set()
-    for match in (*_CALLED.finditer(data), *_DECORATED.finditer(data)):
-        registrar, name = (group.decode() for group in match.groups())
+    for match, registrar, names in _registrations(data):
         if not names_registrar(registrar.rpartition(".")[2]):
             continue
         if match.group(0)[:1] in (b" ", b"\t"):
@@ -98,11 +107,22 @@ def registered_in(data: bytes) -> set[str]:
             )
             if enclosing is not None and _DEFINING.match(data, enclosing):
                 continue
-        found.add(name)
+        found.update(names)
     # CapWords names are classes (PEP 8): constructing a registered class is not a call judged
     # elsewhere, and their importers would only be analysed for nothing. A function named
     # so is still found, by the pass after the first (``Links.registered``).
     return {name for name in found if not name[:1].isupper()}
+
+
+def _registrations(data: bytes) -> Iterator[tuple[re.Match[bytes], str, list[str]]]:
+    """Each textual registration: its match, the registrar as spelled, the names it registers."""
+    for match in (*_CALLED.finditer(data), *_DECORATED.finditer(data)):
+        registrar, name = (group.decode() for group in match.groups())
+        yield match, registrar, [name]
+    for match in _LISTED.finditer(data):
+        elements = (element.strip() for element in match.group(2).split(b","))
+        names = [element.decode() for element in elements if _NAME.fullmatch(element)]
+        yield match, match.group(1).decode(), names
 
 
 #: A line that starts a top-level statement (not a blank, a comment or a closing bracket).

@@ -37,6 +37,18 @@ def names_registrar(identifier: str) -> bool:
     return False
 
 
+#: The displays whose elements a registrar registers one by one: ``allow_in_graph`` iterates
+#: a list or a tuple (torch/_dynamo/decorators.py). Named as both ``ast`` and libcst name
+#: their node types.
+ITERATED_DISPLAYS = frozenset({"List", "Tuple"})
+
+
+def iterated(node_type: str) -> bool:
+    """Whether a registered argument of this node type (``List``) registers its elements,
+    each on its own, rather than itself."""
+    return node_type in ITERATED_DISPLAYS
+
+
 def registered_position(positional: int, keywords: Sequence[str | None], index: int = 0) -> int | str | None:
     """Which argument of a registrar call, given ``positional`` plain positional arguments and
     the ``keywords`` of its keyword arguments, is the one registered: positional ``index``,

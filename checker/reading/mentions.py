@@ -18,7 +18,15 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 
 from checker.reading.exhaustive import exhaustive
-from checker.reading.forms import OTHER, REGISTRAR_WORD, Comparison, Operand, names_registrar, registered_position
+from checker.reading.forms import (
+    OTHER,
+    REGISTRAR_WORD,
+    Comparison,
+    Operand,
+    iterated,
+    names_registrar,
+    registered_position,
+)
 from checker.reading.source import TEXT_WORDS, Prefilter
 
 _DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -246,12 +254,21 @@ def _operand(expr: ast.expr) -> Operand:
 
 def registered_arguments(call: ast.Call) -> list[ast.expr]:
     """The argument a registrar call registers (:func:`checker.reading.forms.registered_position`,
-    as the full tier reads it), or none."""
+    as the full tier reads it), or none; a list or tuple display's elements, each on its
+    own (:func:`checker.reading.forms.iterated`)."""
     positional = [argument for argument in call.args if not isinstance(argument, ast.Starred)]
     position = registered_position(len(positional), [keyword.arg for keyword in call.keywords])
     if isinstance(position, int):
-        return [positional[position]]
-    return [keyword.value for keyword in call.keywords if keyword.arg == position]
+        found = [positional[position]]
+    else:
+        found = [keyword.value for keyword in call.keywords if keyword.arg == position]
+    return [element for argument in found for element in _registered_elements(argument)]
+
+
+def _registered_elements(argument: ast.expr) -> list[ast.expr]:
+    if isinstance(argument, (ast.List, ast.Tuple)) and iterated(type(argument).__name__):
+        return [element for element in argument.elts if not isinstance(element, ast.Starred)]
+    return [argument]
 
 
 def dotted_name(expr: ast.expr, modules: dict[str, str]) -> str | None:

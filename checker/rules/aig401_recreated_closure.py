@@ -19,7 +19,10 @@ class RecreatedClosure(Rule):
     a function (a factory, `__init__`, `forward`) that reads variables of the function
     that creates it, directly or through default values. A nested function that closes
     over nothing behaves the same however often it is re-created and is not reported,
-    nor is a registration that another marker overrides (AIG406 reports that).
+    nor is a registration that another marker overrides (AIG406 reports that). A
+    registered call (`allow_in_graph(make_op(f))`) is followed into the factory it calls,
+    through builders that call factories and `functools.wraps(f)(g)`, in this module or
+    in another module of the project (the finding then names where the closure is).
 
     ## Why is this bad?
     Dynamo guards the call on the function's `__code__`, not on the function object.
@@ -80,6 +83,25 @@ class RecreatedClosure(Rule):
                 ClosureRecreated("", "__init__", ("self",)),
             ),
         ),
+        Invalid(
+            """
+            import functools
+
+            import torch
+
+            def base(x):
+                return x * 2
+
+            def make_op(f):
+                return functools.wraps(f)(lambda x: f(x) + 1)
+
+            def build(f):
+                return make_op(f)
+
+            op = torch.compiler.allow_in_graph(build(base))  # AIG401
+            """,
+            messages=(ClosureRecreated("", "make_op", ("f",), returned_by="build(...)"),),
+        ),
     )
     valid = (
         """
@@ -101,6 +123,12 @@ class RecreatedClosure(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[RuleFinding]:
         for target in facts.honoured_targets:
+            made = target.closure_elsewhere
+            if made is not None:  # what another module's factory returns
+                if made.names:
+                    message = ClosureRecreated(made.nested_def, made.creator, made.names, target.display, made.place)
+                    yield report(target.node, message)
+                continue
             if not target.created_in_function:
                 continue
             names = facts.closure_names(target)

@@ -16,7 +16,8 @@ class CallableInstance(Rule):
 
     ## What it does
     Reports a registration of an object whose class (defined in the checked module)
-    defines `__call__`, is hashable, and gives its instances no `__name__`.
+    defines `__call__`, is hashable, and gives its instances no `__name__`, and of a
+    `torch.library.custom_op` object (a `CustomOpDef`, which has no `__name__` either).
     Unhashable callable instances are ignored by Dynamo instead and are reported by
     AIG402; an instance with a `__name__` (set in `__init__` or on the class) is put in
     the graph correctly and is not reported.
@@ -26,7 +27,10 @@ class CallableInstance(Rule):
     `InternalTorchDynamoError: AttributeError: '...' object has no attribute
     '__name__'`, an internal error that does not point at the registration (evidence:
     `evidence/dynamo/FINDINGS.md` section S5; `exp_what_is_accepted.py`; the
-    `__name__` fix: `evidence/dynamo/exp_named_callable_instance.py`).
+    `__name__` fix: `evidence/dynamo/exp_named_callable_instance.py`; a custom op object,
+    registered by a call or with the decorators stacked, fails the same way on every
+    backend: section D19, `exp_registration_forms.py`). A custom op needs no registration:
+    Dynamo puts its calls in the graph as they are.
 
     ## Example
     ```python
@@ -68,6 +72,23 @@ class CallableInstance(Rule):
             torch._dynamo.allow_in_graph([op])  # AIG403 AIG407
             """,
             messages=(RegistersCallableInstance("torch._dynamo.allow_in_graph", "op", "Op"),),
+        ),
+        Invalid(
+            """
+            import torch
+
+            @torch.library.custom_op("mylib::scale", mutates_args=())
+            def scale(x: torch.Tensor) -> torch.Tensor:
+                return x * 2
+
+            torch.compiler.allow_in_graph(scale)  # AIG403
+
+            @torch.compiler.allow_in_graph  # AIG403
+            @torch.library.custom_op("mylib::shift", mutates_args=())
+            def shift(x: torch.Tensor) -> torch.Tensor:
+                return x + 1
+            """,
+            messages=(RegistersCallableInstance("torch.compiler.allow_in_graph", "scale", "CustomOpDef"),),
         ),
     )
     valid = (

@@ -16,8 +16,8 @@ class RegistrationInCompiledRegion(Rule):
     ## What it does
     Reports a registration (call or decorator) that runs inside a compiled function:
     one decorated with or passed to `torch.compile` (or `torch._dynamo.optimize`), the
-    `forward` of an `nn.Module` class whose instance is compiled in the module, or a
-    function of the module those call, a few calls deep.
+    `forward` of an `nn.Module` subclass (compiled whenever its module is, wherever that
+    is written), or a function of the module those call, a few calls deep.
 
     ## Why is this bad?
     Dynamo cannot register while tracing: it graph-breaks with "Dynamically annotating
@@ -77,6 +77,21 @@ class RegistrationInCompiledRegion(Rule):
             """,
             messages=(RegistersInCompiledRegion("torch.compiler.allow_in_graph", "prepare", compiled=15),),
         ),
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            def helper(x):
+                return x + 1
+
+            class Block(nn.Module):
+                def forward(self, x):
+                    torch.compiler.allow_in_graph(helper)  # AIG404
+                    return helper(x)
+            """,
+            messages=(RegistersInCompiledRegion("torch.compiler.allow_in_graph", "forward", 8, "Block"),),
+        ),
     )
     valid = (
         """
@@ -105,5 +120,6 @@ class RegistrationInCompiledRegion(Rule):
                 continue
             function = registration.scope.enclosing_function()
             name = function.name if function is not None else "the compiled function"
-            message = RegistersInCompiledRegion(words.registration(registration), name, compiler)
+            module_class = facts.module_forwards.get(compiler, "")
+            message = RegistersInCompiledRegion(words.registration(registration), name, compiler, module_class)
             yield report(registration.site, message)

@@ -21,14 +21,18 @@ class NotCallable(Rule):
     `allow_in_graph` sits above `@classmethod` or `@property` in a decorator stack it
     receives an object that is not callable, and above `@staticmethod` it receives a
     staticmethod object, which it cannot register.
-    Elements of a registered list or tuple are judged one by one.
+    Elements of a registered list or tuple are judged one by one, whatever builds it
+    (`list(...)`, `tuple(...)`, `sorted(...)`); a set, a dict view (`d.values()`), a
+    generator or another iterator is reported, since `allow_in_graph` iterates only a
+    list or a tuple (iterating a dict gives its keys: `list(d)` registers strings).
 
     ## Why is this bad?
     `allow_in_graph` raises `AssertionError: allow_in_graph expects a callable` when the
     module is imported, or, for a staticmethod object, `TypeError: cannot create weak
     reference to 'staticmethod' object` when the class body runs (evidence:
     `evidence/dynamo/FINDINGS.md` sections S0 and S5, `exp_what_is_accepted.py`;
-    `evidence/dynamo/FINDINGS.md` section D1, `exp_decorator_stacks.py`).
+    `evidence/dynamo/FINDINGS.md` section D1, `exp_decorator_stacks.py`; collections:
+    section D19, `exp_registration_forms.py`).
 
     ## Example
     ```python
@@ -79,12 +83,47 @@ class NotCallable(Rule):
                 RegistersNotCallable("torch.compiler.allow_in_graph", "None", Registered.VALUE, "None"),
             ),
         ),
+        Invalid(
+            """
+            import torch
+
+            def fused(x):
+                return x * 2
+
+            OPS = {"fused": fused}
+            torch.compiler.allow_in_graph(OPS.values())  # AIG405
+            torch.compiler.allow_in_graph(op for op in [fused])  # AIG405
+            torch.compiler.allow_in_graph({fused})  # AIG405
+            torch.compiler.allow_in_graph(list(OPS))  # AIG405
+            """,
+            messages=(
+                RegistersNotCallable(
+                    "torch.compiler.allow_in_graph", "OPS.values(...)", Registered.COLLECTION, "a dict view"
+                ),
+            ),
+        ),
     )
     valid = (
         """
         import torch
 
         torch.compiler.allow_in_graph(lambda x: x + 1)
+        """,
+        """
+        import torch
+
+        def fused(x):
+            return x * 2
+
+        OPS = {"fused": fused}
+        FNS = [fused]
+        torch.compiler.allow_in_graph(list(OPS.values()))
+        torch.compiler.allow_in_graph(list([fused]))
+        torch.compiler.allow_in_graph(tuple(FNS))
+        torch.compiler.allow_in_graph(sorted(FNS, key=id))
+
+        def register_all(fns):
+            torch.compiler.allow_in_graph(list(fns))
         """,
     )
 
@@ -102,6 +141,7 @@ class NotCallable(Rule):
 _REGISTERED = {
     Uncallable.NO_CALL: Registered.INSTANCE,
     Uncallable.VALUE: Registered.VALUE,
+    Uncallable.COLLECTION: Registered.COLLECTION,
     Uncallable.CLASSMETHOD_OBJECT: Registered.CLASSMETHOD_OBJECT,
     Uncallable.PROPERTY_OBJECT: Registered.PROPERTY_OBJECT,
     Uncallable.STATICMETHOD_OBJECT: Registered.STATICMETHOD_OBJECT,
@@ -115,4 +155,7 @@ def _detail(target: Target) -> str:
     if target.not_callable is Uncallable.VALUE:
         assert target.value is not None
         return words.value(target.value)
+    if target.not_callable is Uncallable.COLLECTION:
+        assert target.value is not None
+        return target.value.subject
     return ""

@@ -19,7 +19,7 @@ import pytest
 
 from checker.facts.captures.changes import ChangeKind, local_change
 from checker.facts.module import ModuleFacts
-from checker.facts.registrations.sites import Form, registered_argument
+from checker.facts.registrations.sites import Form, registered_argument, registered_elements
 from checker.facts.scopes import statements as scope_statements
 from checker.facts.scopes.builder import build_tree
 from checker.facts.scopes.tree import Mutation, MutationKind
@@ -221,6 +221,11 @@ REGISTRATIONS: dict[str, set[str]] = {
     "@torch.compiler.allow_in_graph\ndef g(x):\n    return x": {"g"},
     "@allow_in_graph\nasync def g(x):\n    return x": {"g"},
     "if HAVE:\n\n    @allow_in_graph\n    def g(x):\n        return x": {"g"},
+    "torch.compiler.allow_in_graph([f])": {"f"},
+    "allow_in_graph((f, len))": {"f", "len"},
+    "allow_in_graph(fn=[f])": {"f"},
+    "ops = allow_in_graph([f, print])": {"f", "print"},
+    "allow_in_graph((f, *HOOKS))": {"f"},
     "torch._dynamo.disallow_in_graph(f)": set(),
     "torch.compiler.allow_in_graph(*[f])": set(),
     "# allow_in_graph(f)": set(),
@@ -236,8 +241,8 @@ def _full_tier_registered(text: str) -> set[str]:
         argument = registration.argument
         if registration.form is Form.DECORATOR and isinstance(argument, (cst.FunctionDef, cst.ClassDef)):
             found.add(argument.name.value)
-        elif isinstance(argument, cst.Name):
-            found.add(argument.value)
+            continue
+        found.update(element.value for element in registered_elements(argument) if isinstance(element, cst.Name))
     return found
 
 

@@ -18,6 +18,10 @@ from checker.facts.kinds.kind import Basis, Inferred, Kind
 from checker.facts.registrations.sites import Form, Registration
 from checker.facts.registrations.targets import Body, MethodUse, Target, TargetKind, Uncallable
 from checker.facts.scopes.tree import Scope, ScopeKind, ScopeTree
+from checker.spec.messages.registrations import CUSTOM_OP
+
+#: Decorators that turn a def into a ``CustomOpDef`` object (measured: evidence D19).
+CUSTOM_OPS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
 
 
 class DefinitionTargets:
@@ -33,6 +37,8 @@ class DefinitionTargets:
         if isinstance(definition, cst.ClassDef):
             return self.class_def(registration, definition, definition)
         assert isinstance(definition, cst.FunctionDef)
+        if self.made_custom_op(definition, self.tree.module):  # reported where it is registered
+            return Target(registration, TargetKind.UNRESOLVED, definition, definition.name.value)
         return self.function(registration, definition, definition.name.value)
 
     def decorated(self, registration: Registration) -> Target:
@@ -45,9 +51,11 @@ class DefinitionTargets:
         body = self.tree.scope_of[definition]  # a decorated def is always in this module
         name = definition.name.value
         parent = body.parent
+        applied_first = definition.decorators[registration.decorator_index + 1 :]
+        if self._decorator_names(applied_first, registration.scope) & CUSTOM_OPS:
+            return self.custom_op(registration, definition, registration.site, name)
         if parent is None or parent.kind is not ScopeKind.CLASS:
             return self.function(registration, definition, name)
-        applied_first = definition.decorators[registration.decorator_index + 1 :]
         applied_after = definition.decorators[: registration.decorator_index]
         below = self._decorator_names(applied_first, registration.scope)
         above = self._decorator_names(applied_after, registration.scope)
@@ -74,6 +82,20 @@ class DefinitionTargets:
         if "builtins.property" in above:
             return Target(registration, TargetKind.PROPERTY, registration.site, display, definition=definition)
         return Target(registration, TargetKind.METHOD, registration.site, display, definition=definition)
+
+    def made_custom_op(self, definition: cst.FunctionDef, scope: Scope) -> bool:
+        """Whether ``@torch.library.custom_op(...)`` makes the def a CustomOpDef object."""
+        return bool(self._decorator_names(definition.decorators, scope) & CUSTOM_OPS)
+
+    def custom_op(
+        self, registration: Registration, definition: cst.FunctionDef | None, node: cst.CSTNode, display: str
+    ) -> Target:
+        """A ``torch.library.custom_op`` object: a callable instance without ``__name__``, which
+        Dynamo fails on at the first compiled call (evidence D19, exp_registration_forms.py).
+        ``definition``: the def, when it is in this module."""
+        return Target(
+            registration, TargetKind.CALLABLE_INSTANCE, node, display, definition=definition, instance_of=CUSTOM_OP
+        )
 
     def _decorator_names(self, decorators: Sequence[cst.Decorator], scope: Scope) -> set[str]:
         names: set[str] = set()

@@ -16,7 +16,7 @@ from typing import Protocol
 import libcst as cst
 
 from checker.facts.kinds.inference import Inference
-from checker.facts.registrations.sites import Form, Registration
+from checker.facts.registrations.sites import Form, Registration, registered_elements
 from checker.facts.scopes.syntax import children
 from checker.facts.scopes.tree import Binding, BindingKind, ScopeTree
 from checker.spec.links import Elsewhere
@@ -43,30 +43,35 @@ class ImportedDefinitions(Protocol):
 
 @dataclass(frozen=True)
 class Handoff:
-    """A registration here of the top-level def or class ``name`` of the module at ``path``."""
+    """A registration here of the top-level def or class ``name`` of the module at ``path``;
+    ``element``: the expression that names it (the argument, or an element of a registered
+    list or tuple)."""
 
     registration: Registration
     path: str
     name: str
+    element: cst.BaseExpression
 
 
 def handoffs(
     registrations: Sequence[Registration], inference: Inference, index: ImportedDefinitions | None
 ) -> Iterator[Handoff]:
-    """The call registrations here whose argument is imported from another project module,
-    where it is a def or a class."""
+    """The call registrations here whose argument (or an element of a registered list or
+    tuple display) is imported from another project module, where it is a def or a class."""
     if index is None:
         return
     for registration in registrations:
-        argument = registration.argument
-        if registration.form is not Form.CALL or not _imported_here(argument, registration, inference):
+        if registration.form is not Form.CALL:
             continue
-        assert isinstance(argument, (cst.Name, cst.Attribute))
-        for qualified in sorted(inference.qualified_names(argument, registration.scope)):
-            found = index.origin(inference.path, qualified)
-            if found is not None and _has_a_body_to_judge(found.bindings, inference):
-                yield Handoff(registration, found.path, found.name)
-                break
+        for element in registered_elements(registration.argument):
+            if not _imported_here(element, registration, inference):
+                continue
+            assert isinstance(element, (cst.Name, cst.Attribute))
+            for qualified in sorted(inference.qualified_names(element, registration.scope)):
+                found = index.origin(inference.path, qualified)
+                if found is not None and _has_a_body_to_judge(found.bindings, inference):
+                    yield Handoff(registration, found.path, found.name, element)
+                    break
 
 
 def registered_elsewhere(tree: ScopeTree, elsewhere: Sequence[Elsewhere]) -> list[Registration]:

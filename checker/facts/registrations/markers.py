@@ -75,13 +75,13 @@ class Markers:
                 return marker
         return None
 
-    def overrides_import(self, registration: Registration) -> bool:
+    def overrides_import(self, element: cst.BaseExpression, registration: Registration) -> bool:
         """Whether a marker that wins in any order is applied here to the imported name
-        ``registration`` registers: the defining module must not judge its body then."""
-        argument = registration.argument
-        if not isinstance(argument, (cst.Name, cst.Attribute)):
+        ``registration`` registers (``element``: the argument, or an element of a registered
+        list): the defining module must not judge its body then."""
+        if not isinstance(element, (cst.Name, cst.Attribute)):
             return False
-        names = self._imported(argument, registration.scope)
+        names = self._imported(element, registration.scope)
         return any(marker.wins_in_any_order for name in names for marker, _ in self.of_imports.get(name, []))
 
     def winning_definitions(self) -> set[cst.CSTNode]:

@@ -24,7 +24,7 @@ from checker.facts.kinds.inference import Inference
 from checker.facts.kinds.kind import Kind
 from checker.facts.scopes.syntax import describe
 from checker.facts.scopes.tree import BindingKind, Scope, ScopeTree, all_params
-from checker.reading.forms import registered_position
+from checker.reading.forms import iterated, registered_position
 from checker.reading.packages import module_name
 from checker.spec import torch_api as api
 from checker.spec.links import Place, Registrar, Via
@@ -212,6 +212,15 @@ def registered_argument(call: cst.Call, index: int = 0) -> cst.BaseExpression | 
     if isinstance(position, int):
         return positional[position].value
     return next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == position), None)
+
+
+def registered_elements(argument: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The expressions a call registration registers one by one: the elements of a list or
+    tuple display (:func:`checker.reading.forms.iterated`, as the cheap tier reads them),
+    else the argument itself."""
+    if isinstance(argument, (cst.List, cst.Tuple)) and iterated(type(argument).__name__):
+        return [element.value for element in argument.elements if isinstance(element, cst.Element)]
+    return [argument] if isinstance(argument, cst.BaseExpression) else []
 
 
 def find_registrations(tree: ScopeTree, registrars: Registrars) -> list[Registration]:

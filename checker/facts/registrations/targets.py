@@ -46,6 +46,7 @@ class Uncallable(enum.Enum):
     """Why a NOT_CALLABLE target is not a callable ``allow_in_graph`` accepts."""
 
     VALUE = "value"  # a literal, None, a container, a tensor: ``Target.value`` says which
+    COLLECTION = "collection"  # a set, a dict view, an iterator: ``Target.value.subject`` says which
     NO_CALL = "no-call"  # an instance of a class that defines no ``__call__``
     CLASSMETHOD_OBJECT = "classmethod-object"  # ``@allow_in_graph`` above ``@classmethod``
     PROPERTY_OBJECT = "property-object"  # ``@allow_in_graph`` above ``@property``
@@ -74,13 +75,26 @@ class Body:
         return self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
 
 
+@dataclass(frozen=True)
+class ClosureElsewhere:
+    """A closure that a function of another module (``creator``) makes anew on each call and
+    a registration here registers, as data: the nested def's name (empty for a lambda),
+    where it is, and the names it closes over (none: it closes over nothing)."""
+
+    nested_def: str
+    creator: str
+    names: tuple[str, ...]
+    place: Place
+
+
 @dataclass(frozen=True, eq=False)
 class Target:
     """One registered thing. ``node`` is where target-specific findings point.
 
     ``value`` is what inference says a registered value is (a module instance, a
     partial, a constant), ``instance_of`` the class of a registered instance,
-    ``not_callable`` and ``method_use`` why a target fails or is not honoured.
+    ``not_callable`` and ``method_use`` why a target fails or is not honoured,
+    ``closure_elsewhere`` the closure another module's factory returns (its body is judged there).
     """
 
     registration: Registration
@@ -95,6 +109,8 @@ class Target:
     instance_of: str = ""
     not_callable: Uncallable | None = None
     method_use: MethodUse | None = None
+    #: What another module's factory returns, when that is a closure it makes (AIG401).
+    closure_elsewhere: ClosureElsewhere | None = None
 
     @property
     def created_in_function(self) -> bool:

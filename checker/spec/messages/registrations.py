@@ -14,16 +14,20 @@ from checker.spec.messages.base import L, Message, cite
 class ClosureRecreated(Message):
     """AIG401: a nested def named ``nested_def`` (a lambda when empty), returned by the call
     ``returned_by`` where it is registered through one, is made anew by every call of
-    ``creator`` and closes over ``names``."""
+    ``creator`` and closes over ``names``; ``defined_at`` where another module makes it."""
 
     code = "AIG401"
     nested_def: str
     creator: str
     names: tuple[str, ...]
     returned_by: str = ""
+    #: Where the closure is, when another module makes it.
+    defined_at: Place | None = None
 
     def text(self) -> str:
         what = f"nested def '{self.nested_def}'" if self.nested_def else "lambda"
+        if self.defined_at is not None:
+            what += f" ({cite(self.defined_at)})"
         if self.returned_by:
             what += f" returned by {self.returned_by}"
         listed = ", ".join(f"'{name}'" for name in self.names)
@@ -113,6 +117,10 @@ class RegistrationIgnored(Message, Generic[L]):
         return f"{self.registration}: {reason}"
 
 
+#: The class of a ``torch.library.custom_op`` object (AIG403).
+CUSTOM_OP = "CustomOpDef"
+
+
 @dataclass(frozen=True)
 class RegistersCallableInstance(Message):
     """AIG403: ``registration`` registers ``target``, an instance of ``instance_of`` with ``__call__``."""
@@ -123,25 +131,41 @@ class RegistersCallableInstance(Message):
     instance_of: str
 
     def text(self) -> str:
+        fix = (
+            "a custom op needs no registration: Dynamo puts its calls in the graph as they are; drop it"
+            if self.instance_of == CUSTOM_OP
+            else "register a plain function and pass the instance's state as arguments"
+        )
         return (
             f"{self.registration}: registers {self.target}, an instance of {self.instance_of} with __call__; "
-            "the first compiled call fails with InternalTorchDynamoError (no attribute '__name__'); "
-            "register a plain function and pass the instance's state as arguments"
+            f"the first compiled call fails with InternalTorchDynamoError (no attribute '__name__'); {fix}"
         )
 
 
 @dataclass(frozen=True)
 class RegistersInCompiledRegion(Message, Generic[L]):
-    """AIG404: ``registration`` runs inside ``function``, compiled by the marker at ``compiled``."""
+    """AIG404: ``registration`` runs inside ``function``, compiled by the marker at ``compiled``;
+    or, with ``module_class``, inside the ``forward`` of that nn.Module subclass (at
+    ``compiled``) or a function it calls: compiled whenever the module is."""
 
     code = "AIG404"
     registration: str
     function: str
     compiled: L
+    module_class: str = ""
 
     def text(self) -> str:
+        if not self.module_class:
+            where = f"{self.function}(), which is compiled ({cite(self.compiled)})"
+        elif self.function == "forward":
+            where = f"{self.module_class}.forward() ({cite(self.compiled)}), which is compiled whenever the module is"
+        else:
+            where = (
+                f"{self.function}(), called from {self.module_class}.forward() ({cite(self.compiled)}); "
+                "a module's forward is compiled whenever the module is"
+            )
         return (
-            f"{self.registration} runs inside {self.function}(), which is compiled ({cite(self.compiled)}); "
+            f"{self.registration} runs inside {where}; "
             "Dynamo graph-breaks with 'Dynamically annotating functions inside a compiled region is not "
             "supported'; register once at import time, outside compiled code"
         )
@@ -158,6 +182,7 @@ class Uncallable(enum.Enum):
 
     INSTANCE = "instance"  # of a class without __call__
     VALUE = "value"  # a constant, None, a container...
+    COLLECTION = "collection"  # a set, a dict view, a generator: iterable, not a list or tuple
     CLASSMETHOD_OBJECT = "classmethod-object"
     PROPERTY_OBJECT = "property-object"
     STATICMETHOD_OBJECT = "staticmethod-object"
@@ -167,6 +192,7 @@ class Uncallable(enum.Enum):
 _UNCALLABLE = {
     Uncallable.INSTANCE: "an instance of {d}, which defines no __call__",
     Uncallable.VALUE: "{d}",
+    Uncallable.COLLECTION: "{d}, which is not callable and which allow_in_graph does not iterate (only a list or a tuple)",
     Uncallable.CLASSMETHOD_OBJECT: "a classmethod object, which is not callable",
     Uncallable.PROPERTY_OBJECT: "a property object, which is not callable",
     Uncallable.STATICMETHOD_OBJECT: "a staticmethod object, which cannot be weakly referenced",
@@ -185,11 +211,11 @@ class RegistersNotCallable(Message):
     detail: str = ""
 
     def text(self) -> str:
-        error, fix = (
-            (_STATICMETHOD, "put @staticmethod above @allow_in_graph")
-            if self.registered is Uncallable.STATICMETHOD_OBJECT
-            else (_NOT_CALLABLE, "register a module-level function instead")
-        )
+        error, fix = _NOT_CALLABLE, "register a module-level function instead"
+        if self.registered is Uncallable.STATICMETHOD_OBJECT:
+            error, fix = _STATICMETHOD, "put @staticmethod above @allow_in_graph"
+        elif self.registered is Uncallable.COLLECTION:
+            fix = "register a list of the functions (list(...))"
         what = _UNCALLABLE[self.registered].format(d=self.detail)
         return (
             f"{self.registration}: registers {self.target}, {what}; "

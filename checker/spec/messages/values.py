@@ -65,6 +65,25 @@ class ParameterIsCtx(Message):
         )
 
 
+@dataclass(frozen=True)
+class ReceivesCtx(Message):
+    """AIG103: ``method`` (``Scale.forward``) passes its autograd context ``ctx`` to the
+    registered ``helper``."""
+
+    code = "AIG103"
+    ctx: str
+    method: str
+    helper: str
+
+    def text(self) -> str:
+        return (
+            f"{self.method}() passes its autograd context '{self.ctx}' to the registered {self.helper}(); "
+            "a ctx cannot be passed into the graph: compiling fails on every backend with 'AssertionError: "
+            "lift_tracked_freevar_to_input should not be called on root SubgraphTracer', which names neither; "
+            "register the autograd.Function subclass, or pass the tensors"
+        )
+
+
 class Passed(enum.Enum):
     """What a call passes to a registered function that Dynamo cannot put in the graph (AIG104)."""
 
