@@ -278,7 +278,7 @@ class _Prefilter:
             rb"\.\s*" + word + change + rb"|\bdel\b[^\n]*\." + word + rb"|" + _SETTER + rb"\w+\s*\.\s*" + word
         )
         self.in_place = re.compile(word + change + rb"|\bdel\b[^\n]*" + word + rb"|" + _SETTER + word)
-        self.imported = re.compile(rb"(?m)^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b[^\n]*" + word)
+        self.imported = re.compile(rb"(?m)^[ \t\f]*(?:from[ \t]+\S+[ \t]+)?import\b[^\n]*" + word)
 
     def may_change(self, data: bytes) -> bool:
         if not any(name in data for name in self.names):
@@ -304,9 +304,9 @@ def _imports(stems: list[str], package: str, bare_relative: bool) -> re.Pattern[
     package (imports are followed only inside the importing file's own package); with
     ``bare_relative``, ``from . import`` too."""
     inside = rb"(?:from[ \t]+\.|[^\n]*(?<![\w])" + re.escape(package.encode(errors="surrogateescape")) + rb"(?![\w]))"
-    pattern = rb"^[ \t]*(?=" + inside + rb")(?:from|import)\b[^\n]*" + _words(stems)
+    pattern = rb"^[ \t\f]*(?=" + inside + rb")(?:from|import)\b[^\n]*" + _words(stems)
     if bare_relative:
-        pattern += rb"|^[ \t]*from[ \t]+\.+[ \t]+import\b"
+        pattern += rb"|^[ \t\f]*from[ \t]+\.+[ \t]+import\b"
     return re.compile(rb"(?m)" + pattern)
 
 
@@ -317,7 +317,7 @@ def _from_import_line(stem: str, name: str, *, bare_relative: bool) -> re.Patter
     if bare_relative:
         source = rb"(?:" + source + rb"|\.+)"
     names = rb"(?:\([^)]*?|[^\n(]*?)(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])"
-    return re.compile(rb"(?m)^[ \t]*from[ \t]+" + source + rb"[ \t]+import\b" + names)
+    return re.compile(rb"(?m)^[ \t\f]*from[ \t]+" + source + rb"[ \t]+import\b" + names)
 
 
 def _parsed(data: bytes) -> ast.Module | None:

@@ -27,7 +27,7 @@ _WORD = re.escape(REGISTRAR_WORD.encode())
 #: ``try`` holds registrations too): ``allow_in_graph(f)``, ``allow_in_graph(fn=f)``,
 #: ``f = allow_in_graph(f)``, ``@allow_in_graph`` on a def. Groups: the registrar, the name.
 _CALLED = re.compile(
-    rb"(?m)^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?([\w.]*"
+    rb"(?m)^[ \t\f]*(?:[\w.]+[ \t]*=[ \t]*)?([\w.]*"
     + _WORD
     + rb"\w*)[ \t]*\([ \t]*(?:"
     + REGISTERED_KEYWORD.encode()
@@ -36,7 +36,7 @@ _CALLED = re.compile(
 #: ``allow_in_graph([f, g])`` or ``allow_in_graph((f, g))`` on one line: the registrar,
 #: and the elements (those that are names are registered).
 _LISTED = re.compile(
-    rb"(?m)^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?([\w.]*"
+    rb"(?m)^[ \t\f]*(?:[\w.]+[ \t]*=[ \t]*)?([\w.]*"
     + _WORD
     + rb"\w*)[ \t]*\([ \t]*(?:"
     + REGISTERED_KEYWORD.encode()
@@ -44,7 +44,7 @@ _LISTED = re.compile(
 )
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _DECORATED = re.compile(
-    rb"(?m)^[ \t]*@([\w.]*"
+    rb"(?m)^[ \t\f]*@([\w.]*"
     + _WORD
     + rb"[\w.]*)(?:\([^)\n]*\))?[ \t]*\r?\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)"
 )
@@ -74,7 +74,7 @@ def text_registrations(path: str) -> TextRegistrations:
 
 
 #: A ``def`` or ``class`` statement, and the name it binds.
-_DEFINED = re.compile(rb"(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+_DEFINED = re.compile(rb"(?m)^[ \t\f]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
 
 
 def _defined(data: bytes) -> set[str]:

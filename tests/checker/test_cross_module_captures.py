@@ -275,7 +275,7 @@ UNRESOLVABLE = {
 
 @pytest.mark.parametrize(("import_line", "call"), UNRESOLVABLE.values(), ids=UNRESOLVABLE.keys())
 def test_unresolvable_imports_give_nothing(tmp_path: Path, import_line: str, call: str) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "helpers.py": HELPERS})
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "elsewhere/helpers.py": HELPERS})
     write(tmp_path, {"pkg/ops.py": ops(import_line, call)})
     assert check(tmp_path, "pkg/ops.py") == []
 

@@ -19,12 +19,18 @@ REPO = Path(__file__).resolve().parents[2]
 CAPTURE = "import torch\nW = torch.ones(2)\n\n@torch.compiler.allow_in_graph\ndef f(x):\n    return x * W\n"
 
 
-def _findings(*args: str) -> list[tuple[str, int, int, str]]:
+def _findings(*args: str, under: Path | None = None) -> list[tuple[str, int, int, str]]:
+    """(file, line, column, code) of each finding: the file by its name, or by its path
+    ``under`` a folder (fixtures of two folders may share a name)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         cli.main(["--isolated", "--no-cache", "--output-format", "json", *args])
     found = json.loads(out.getvalue())
-    return sorted((Path(f["path"]).name, f["line"], f["column"], f["code"]) for f in found)
+    return sorted((_named(Path(f["path"]), under), f["line"], f["column"], f["code"]) for f in found)
+
+
+def _named(path: Path, under: Path | None) -> str:
+    return path.name if under is None else path.resolve().relative_to(under.resolve()).as_posix()
 
 
 def _fix(path: Path) -> None:
@@ -67,16 +73,16 @@ def test_form_feeds_at_line_starts_change_no_finding(tmp_path: Path) -> None:
     left_alone: dict[str, set[int]] = {}
     for fixture in FIXTURES:
         relative = fixture.relative_to(REPO / "fixtures")
-        fed_source, left_alone[relative.name] = _form_feed_every_line(fixture.read_text(encoding="utf-8"))
+        fed_source, left_alone[relative.as_posix()] = _form_feed_every_line(fixture.read_text(encoding="utf-8"))
         (fed / relative).write_text(fed_source, encoding="utf-8")
-    expected = _findings(str(plain))
+    expected = _findings(str(plain), under=plain)
     assert len(expected) > 20, "the bad fixtures give findings"
     # One more character, the form feed, before each column of a line that got one.
     shifted = sorted(
         (name, line, column + (name in left_alone and line not in left_alone[name]), code)
         for name, line, column, code in expected
     )
-    assert _findings(str(fed)) == shifted
+    assert _findings(str(fed), under=fed) == shifted
 
 
 def test_fix_keeps_every_form_feed_and_changes_only_the_fixed_text(tmp_path: Path) -> None:
