@@ -33,7 +33,11 @@ Seen = tuple[str, str, int, int, str]
 
 
 def _run(paths: list[Path], *, exhaustive: bool = False, contained: bool = False, **keywords: object) -> PathsReport:
-    """One run as the command line makes it (parsed in this process unless ``contained``)."""
+    """One run as the command line makes it (parsed in this process unless ``contained``).
+    Installed packages are not read: the repository's own ``.venv`` (torch, numpy) is the test
+    machinery's, not the fixtures' environment, and exhaustively it would parse all of numpy
+    for each question (test_installed_packages covers that resolution)."""
+    keywords.setdefault("installed_packages", False)
     return check_paths(paths, isolated=True, jobs=2, contained=contained, exhaustive=exhaustive, **keywords)  # type: ignore[arg-type]
 
 
