@@ -21,6 +21,7 @@ import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
+import os
 import re
 import symtable
 import sys
@@ -216,12 +217,16 @@ def _isolated(root: Path, libraries: frozenset[str], undefined: set[str]) -> Ite
     sys.meta_path[:0] = [_Finder(libraries)]
     sys.meta_path.append(_Finder(None))
     sys.dont_write_bytecode = True
+    # what a program writes at import time (``open("trace.log", "w")``) lands in its own folder
+    here = os.getcwd()
+    os.chdir(root)
     for name in undefined:
         setattr(builtins, name, _Stub(name))
     _CALLS.clear()
     try:
         yield
     finally:
+        os.chdir(here)
         for name in undefined:
             delattr(builtins, name)
         for name in set(sys.modules) - set(saved):
