@@ -8,12 +8,14 @@ reads and, for state, the reason it can change after compilation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from checker.facts.captures.attribute_state import AttributeState
 from checker.facts.captures.attribute_writes import NAMESPACE_SUBJECTS, read_path
 from checker.facts.captures.caches import TensorCaches
-from checker.facts.captures.capture import NOT_STATE, Capture, Holder, Source, laundering
+from checker.facts.captures.capture import NOT_STATE, Capture, Holder, Laundered, Source, laundering
 from checker.facts.captures.changes import Change, ChangeKind, local_change
 from checker.facts.captures.environment import environment_read
 from checker.facts.captures.module_attributes import ImportedGlobals, ModuleAttributes
@@ -150,11 +152,9 @@ class OwnCaptures:
         assert isinstance(parent, cst.Attribute)
         name, path = f"{read.name}.{parent.attr.value}", read_path(read.node, parents)
         laundered = laundering(parent, parents)
-        held = self._attributes.holding(read.name, owner, bindings, path)
+        held = self._held(body, parent, name, read.name, owner, bindings, path, laundered)
         if held is not None:
-            stored, node = held
-            assert stored.holds is not None
-            return Capture(body, parent, name, _assigned(stored), Inferred(stored.holds), node, laundered)
+            return held
         change = self._attributes.change(read.name, owner, bindings, path, read.name, None)
         if change is None:
             return None
@@ -229,13 +229,31 @@ class OwnCaptures:
             change = self._attributes.class_change(model, path)
         else:
             bindings = owner_scope.bindings.get(read.name, [])
-            held = self._attributes.holding(read.name, owner_scope, bindings, path)
+            held = self._held(body, parent, name, read.name, owner_scope, bindings, path, laundered)
             if held is not None:
-                found, node = held
-                assert found.holds is not None
-                return Capture(body, parent, name, _assigned(found), Inferred(found.holds), node, laundered)
+                return held
             change = self._attributes.change(read.name, owner_scope, bindings, path, read.name, model)
         return Capture(body, parent, name, source, inferred, None, laundered, change)
+
+    def _held(
+        self,
+        body: Body,
+        parent: cst.Attribute,
+        name: str,
+        base: str,
+        owner: Scope,
+        bindings: Sequence[Binding],
+        path: tuple[str, ...],
+        laundered: Laundered | None,
+    ) -> Capture | None:
+        """The capture of a tensor or module the project stores where the read goes
+        (``state.head = nn.Linear(3, 3)`` for ``state.head(x)``): AIG301, citing the store."""
+        held = self._attributes.holding(base, owner, bindings, path)
+        if held is None:
+            return None
+        stored, node = held
+        assert stored.holds is not None
+        return Capture(body, parent, name, _assigned(stored), Inferred(stored.holds), node, laundered)
 
     def _mutates(self, body: Body, parameter: str) -> bool:
         """Whether the body changes its own parameter in place (a shared default container)."""
