@@ -16,9 +16,11 @@ from typing import Protocol
 import libcst as cst
 
 from checker.facts.kinds.inference import Inference
+from checker.facts.kinds.kind import UNKNOWN, Inferred, join
+from checker.facts.kinds.known import without_function_body
 from checker.facts.registrations.sites import Form, Registration, registered_elements
 from checker.facts.scopes.syntax import children
-from checker.facts.scopes.tree import Binding, BindingKind, ScopeTree
+from checker.facts.scopes.tree import Binding, BindingKind, Scope, ScopeTree
 from checker.spec.links import Elsewhere
 
 
@@ -97,8 +99,26 @@ def registered_elsewhere(tree: ScopeTree, elsewhere: Sequence[Elsewhere]) -> lis
     return found
 
 
-def _imported_here(argument: cst.CSTNode, registration: Registration, inference: Inference) -> bool:
-    """``scaled`` or ``kernels.scaled`` where the (first) name is bound only by an import."""
+def imported_attribute(expr: cst.Attribute, scope: Scope, registration: Registration, inference: Inference) -> Inferred:
+    """What ``models.Block`` (``from . import models``, ``import pkg.models as m``, ...) is in
+    the project module that binds it, as the name ``Block`` imported from there would be:
+    a class, an instance of one, a value; a function without its body (judged there).
+    UNKNOWN unless the first name is bound only by imports and every module they may
+    name agrees."""
+    if inference.index is None or not _imported_here(expr, registration, inference, scope):
+        return UNKNOWN
+    found = []
+    for qualified in sorted(inference.qualified_names(expr, scope)):
+        inferred = inference.index.kind(inference.path, qualified)
+        found.append(UNKNOWN if inferred is None else without_function_body(inferred))
+    return join(found) if found else UNKNOWN
+
+
+def _imported_here(
+    argument: cst.CSTNode, registration: Registration, inference: Inference, scope: Scope | None = None
+) -> bool:
+    """``scaled`` or ``kernels.scaled`` where the (first) name is bound only by an import
+    (read in ``scope``, the registration's unless given)."""
     head = argument
     while isinstance(head, cst.Attribute):
         head = head.value
@@ -106,7 +126,7 @@ def _imported_here(argument: cst.CSTNode, registration: Registration, inference:
         return False
     bindings = [
         binding
-        for binding in inference.tree.bindings(registration.scope, head.value)
+        for binding in inference.tree.bindings(registration.scope if scope is None else scope, head.value)
         if not _contains(binding.value, registration.site)  # ``f = allow_in_graph(f)`` rebinds the import
     ]
     return bool(bindings) and all(binding.kind is BindingKind.IMPORT for binding in bindings)

@@ -17,6 +17,7 @@ from checker.facts.kinds.kind import Basis, Inferred, Kind
 from checker.facts.registrations.collections import Collections
 from checker.facts.registrations.definition_targets import CUSTOM_OPS, DefinitionTargets
 from checker.facts.registrations.factories import DefiningModules, Factories
+from checker.facts.registrations.handoffs import imported_attribute
 from checker.facts.registrations.sites import Form, Registration
 from checker.facts.registrations.targets import Target, TargetKind, Uncallable
 from checker.facts.scopes.syntax import children, describe
@@ -156,7 +157,10 @@ class TargetResolver:
             if found is not None:
                 yield self.definitions.method(registration, expr, owner, found, display)
                 return
-        yield from self._made(registration, expr, None, scope, self.inference.infer(expr, scope), display)
+        inferred = self.inference.infer(expr, scope)
+        if not inferred.known:  # ``models.Block``: what models.py binds Block to
+            inferred = imported_attribute(expr, scope, registration, self.inference)
+        yield from self._made(registration, expr, None, scope, inferred, display)
 
     def _value(self, registration: Registration, expr: cst.BaseExpression, inferred: Inferred, display: str) -> Target:
         """Classify a registered value from what inference knows about it."""
