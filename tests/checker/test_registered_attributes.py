@@ -2,10 +2,10 @@
 
 ``torch.compiler.allow_in_graph(models.Block)`` registers what models.py binds ``Block``
 to, exactly as ``from .models import Block; allow_in_graph(Block)`` does: an nn.Module
-subclass is AIG402, a tensor subclass without the flatten protocol AIG203, a dataclass
-AIG201, a callable instance AIG403, each reported at the registering line. Under every
-import spelling, in the call, rebinding and list forms, with the project, the registering
-file alone, or every file parsed (``exhaustive``) checked.
+subclass is AIG402, a tensor subclass without the flatten protocol AIG203, a dataclass or
+a class with ``__call__`` AIG201, a callable instance AIG403, each reported at the
+registering line. Under every import spelling, in the call, rebinding and list forms,
+with the project, the registering file alone, or every file parsed (``exhaustive``) checked.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ SPELLINGS = {
     "package-module": ("import pkg.models", "pkg.models."),
     "package-module-alias": ("import pkg.models as y", "y."),
     "module-from-package": ("from pkg import models", "models."),
-    "imported-names": ("from .models import Block, Sub, State, op", ""),  # what the others must match
+    "imported-names": ("from .models import Block, Op, State, Sub, op", ""),  # what the others must match
 }
 
 #: Registrations of models.py's classes and instance, ``{m}`` the spelling's prefix.
@@ -68,6 +68,7 @@ FORMS = {
         torch.compiler.allow_in_graph({m}Sub)  # AIG203
         torch.compiler.allow_in_graph({m}State)  # AIG201
         torch.compiler.allow_in_graph({m}op)  # AIG403
+        torch.compiler.allow_in_graph({m}Op)  # AIG201
         """,
     "rebinding-the-attribute": """
         {m}Block = torch.compiler.allow_in_graph({m}Block)  # AIG402
@@ -82,8 +83,14 @@ FORMS = {
         op = torch.compiler.allow_in_graph({m}op)  # AIG403
         """,
     "list-and-tuple": """
-        torch.compiler.allow_in_graph([{m}Block, {m}Sub])  # AIG402 AIG203
+        torch.compiler.allow_in_graph([{m}Block, {m}Sub, {m}Op])  # AIG402 AIG203 AIG201
         torch.compiler.allow_in_graph(({m}State, {m}op))  # AIG201 AIG403
+        """,
+    "built-collections": """
+        OPS = ({m}Block, {m}Sub)
+        torch.compiler.allow_in_graph(OPS)  # AIG402 AIG203
+        torch.compiler.allow_in_graph(list(OPS))  # AIG402 AIG203
+        torch.compiler.allow_in_graph(list({{"op": {m}op}}.values()))  # AIG403
         """,
     "in-a-function": """
         def setup():
@@ -142,14 +149,17 @@ def test_a_rebound_module_name_is_not_followed(tmp_path: Path) -> None:
 
 #: ``torch.compiler.allow_in_graph(Name)`` at the top level of a module.
 _BY_NAME = re.compile(r"^torch\.compiler\.allow_in_graph\((\w+)\)", re.M)
+#: ``@torch.compiler.allow_in_graph`` right above a top-level class.
+_DECORATED = re.compile(r"^@torch\.compiler\.allow_in_graph\b[^\n]*\nclass (\w+)", re.M)
 
 
 def _registered_classes() -> list[tuple[Path, str, int]]:
-    """Each fixture class registered by name in its own module: the module, the class, the line."""
+    """Each fixture class registered in its own module, by name or as a decorator: the
+    module, the class, the registering line."""
     found = []
     for path in sorted((ROOT / "fixtures").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        for match in _BY_NAME.finditer(text):
+        for match in [*_BY_NAME.finditer(text), *_DECORATED.finditer(text)]:
             name = match.group(1)
             if re.search(rf"^class {name}\b", text, re.M):
                 found.append((path, name, text.count("\n", 0, match.start()) + 1))
@@ -160,7 +170,8 @@ CLASSES = _registered_classes()
 
 
 def test_the_fixtures_register_classes_by_name() -> None:
-    assert {name for _, name, _ in CLASSES} >= {"QuantState", "ScaledTensor", "LeakyClamp", "Int4Tensor"}
+    names = {name for _, name, _ in CLASSES}
+    assert names >= {"QuantState", "ScaledTensor", "LeakyClamp", "Int4Tensor", "FusedLinearReLU"}
 
 
 @pytest.mark.parametrize("exhaustive", [False, True], ids=["normal", "exhaustive"])
