@@ -110,9 +110,9 @@ class Outlines:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._kept = _PerFile(limit, outline, EMPTY)
-        self._imports: _PerFile[Mapping[str, str]] = _PerFile(limit, imports, {})
-        self._mentions = _PerFile(limit * 16, _mentions_api, False)
+        self._kept = PerFile(limit, outline, EMPTY)
+        self._imports: PerFile[Mapping[str, str]] = PerFile(limit, imports, {})
+        self._mentions = PerFile(limit * 16, _mentions_api, False)
 
     def imports(self, path: Path) -> Mapping[str, str]:
         return self._imports.get(path)
@@ -137,6 +137,15 @@ class Outlines:
             return self.defined_at(str(path), further, depth + 1)
         return None
 
+    def reexported(self, path: Path, name: str) -> tuple[Path, str] | None:
+        """The module file and name the top level of ``path`` imports ``name`` from (one
+        step of :meth:`defined_at`), or None where no import binds it."""
+        further = self.imports(path).get(name) if self._imports_name(path, name) else None
+        if further is None:
+            return None
+        found = candidates(path, further)
+        return (found[0][0].resolve(), found[0][1]) if found else None
+
     def _imports_name(self, path: Path, name: str) -> bool:
         """Whether an import in the file's text may bind ``name`` (generous: no parse; yes
         under the exhaustive switch, and the module's imports say)."""
@@ -152,7 +161,7 @@ class Outlines:
         return self._kept.stamp(path)
 
 
-class _PerFile(Generic[T]):
+class PerFile(Generic[T]):
     """``answer(file)`` kept per file while the file's stamp is unchanged, at most ``limit``
     files (all are let go when it is reached); ``missing``: the answer for a file that
     cannot be read (not kept)."""

@@ -40,6 +40,7 @@ from checker.index.pipeline import Parsed, parse
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.environment import import_roots
 from checker.reading.exhaustive import exhaustive
+from checker.reading.forms import names_registrar
 from checker.reading.packages import candidates, module_file, names_a_submodule
 from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
 from checker.spec.links import Place, Registrar, Via
@@ -51,6 +52,8 @@ T = TypeVar("T")
 #: Parsed modules kept per process, the least recently used dropped first (each a few MB
 #: of syntax tree); this bounds the memory of a run however large the tree.
 _MAX_MODULES = 64
+#: How many re-exports deep a registrar is followed past modules that never name the API.
+_MAX_REEXPORTS = 8
 #: Dropped modules are reference cycles, freed only by a full collection (see ``quiet_gc``),
 #: which scans every live module too. Memory comes first: collecting every 64 drops instead
 #: made four copies of diffusers 10% faster and their peak RSS 25% higher.
@@ -77,6 +80,8 @@ class Project:
         self._outlines = Outlines(_MAX_MODULES * 4)
         self._module_files: dict[tuple[str, str], str | None] = {}
         self._registered: dict[tuple[str, str], tuple[Path, str] | None] = {}
+        #: (module, name) -> where a registrar it names may be bound, and the files on the way (stamped).
+        self._homes: dict[tuple[Path, str], tuple[tuple[Path, str] | None, tuple[tuple[Path, Stamp | None], ...]]] = {}
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         self._deps = Dependencies()
 
@@ -130,25 +135,52 @@ class Project:
         if key not in self._candidates:
             self._candidates[key] = candidates(Path(importer), qualified)
         for module_path, attribute in self._candidates[key]:
-            if require_api and not self._may_bind_registrar(module_path, attribute):
-                continue
+            if require_api:
+                home = self._home(importer, module_path, attribute)
+                if home is None:
+                    continue
+                module_path, attribute = home
             facts = self.facts(module_path, require_api)
             if facts is not None:
                 self._deps.consulted(importer, self._deps.key(facts.path), facts.digest)
                 return facts, attribute
         return None
 
-    def _may_bind_registrar(self, path: Path, attribute: str) -> bool:
-        """What CPython's tree of ``path`` says, before any libcst parse: a module can bind a
-        registrar only if its code names the API, and not to a name only classes, or defs
-        that forward none of their parameters, bind. (Under the exhaustive switch any
-        module may: its facts say.)"""
+    def _home(self, importer: str, path: Path, attribute: str) -> tuple[Path, str] | None:
+        """Where ``attribute`` of ``path`` may be bound to a registrar (:meth:`_registrar_home`),
+        asked once per name of a module while the files on the way are unchanged (every call a
+        checked module makes of an imported function asks it); the re-exporting modules passed
+        through are recorded for the cache as ``importer``'s."""
+        key = (path, attribute)
+        known = self._homes.get(key)
+        if known is None or any(file_stamp(passed) != stamp for passed, stamp in known[1]):
+            through: list[Path] = []
+            home = self._registrar_home(path, attribute, through)
+            known = self._homes[key] = (home, tuple((passed, file_stamp(passed)) for passed in [path, *through]))
+        for passed, _ in known[1][1:]:
+            name = self._deps.key(str(passed))
+            self._deps.looked(importer, name, self._deps.digest(name))
+        return known[0]
+
+    def _registrar_home(self, path: Path, attribute: str, through: list[Path]) -> tuple[Path, str] | None:
+        """Where ``attribute`` of ``path`` may be bound to a registrar, as CPython's trees say,
+        before any libcst parse: there, if its code names the API and not only classes, or
+        defs that forward none of their parameters, bind it; else where it re-exports the name
+        from (``from .ops import register`` in a package's ``__init__.py`` that never names the
+        API: the facts of ``ops`` say, the ``__init__.py`` is not parsed), each module passed
+        to added to ``through``. None where no registrar can be. (Under the exhaustive switch
+        any module may be: its facts say.)"""
         if exhaustive():
-            return True
-        if not self._outlines.mentions_api(path):
-            return False
-        outline = self._outlines.of(path)
-        return outline.registers and attribute not in outline.not_registrars
+            return path, attribute
+        if self._outlines.mentions_api(path):
+            outline = self._outlines.of(path)
+            if outline.registers and attribute not in outline.not_registrars:
+                return path, attribute
+        further = self._outlines.reexported(path, attribute)
+        if further is None or len(through) >= _MAX_REEXPORTS or further[0] in (path, *through):
+            return None
+        through.append(further[0])
+        return self._registrar_home(*further, through)
 
     def _vetted(self, key: Path, stamp: Stamp) -> bool:
         """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""
@@ -167,12 +199,37 @@ class Project:
     def registrar(self, importer: str, qualified: str) -> Registrar | None:
         found = self.lookup(importer, qualified)
         if found is None:
-            return self._well_known(importer, qualified)
+            return self._well_known(importer, qualified) or self._through_name(importer, qualified)
         facts, attribute = found
         registrar = self.follow(facts, attribute, _registrar_named)
         if registrar is None:
             return None
         return Registrar(registrar.spelled, registrar.via, registrar.index, attribute, Path(facts.path).name)
+
+    def _through_name(self, importer: str, qualified: str) -> Registrar | None:
+        """A registrar reached through a name another module binds, not a module of its own:
+        ``tc.allow_in_graph`` after ``from pkg.decorated import tc``, where decorated.py has
+        ``from torch import compiler as tc`` (``pkg.decorated.tc.allow_in_graph``; ``d.tc.x``
+        after ``import pkg.decorated as d`` too). The rest of the name is read in that module,
+        as it would be written there. Only for a name whose last part can name the API: any
+        other attribute of an imported object (``CONFIG.get``) would cost its module a parse."""
+        dots = len(qualified) - len(qualified.lstrip("."))
+        parts = qualified[dots:].split(".")
+        if len(parts) < 3 or not names_registrar(parts[-1]):
+            return None
+        for bound in range(len(parts) - 2, 0, -1):
+            prefix = qualified[:dots] + ".".join(parts[: bound + 1])
+            self._deps.look(importer, prefix)
+            for module_path, name in candidates(Path(importer), prefix):
+                facts = self.facts(module_path, require_api=False)
+                if facts is None or name not in facts.tree.module.bindings:
+                    continue
+                self._deps.consulted(importer, self._deps.key(facts.path), facts.digest)
+                rest = parts[bound + 1 :]
+                registrar = self.follow(facts, ".".join([name, *rest]), _registrar_spelled)
+                if registrar is not None:
+                    return Registrar(registrar.spelled, registrar.via, registrar.index, rest[-1], Path(facts.path).name)
+        return None
 
     def _well_known(self, importer: str, qualified: str) -> Registrar | None:
         """A well-known package's registration helper where no file of the package is there
@@ -446,3 +503,12 @@ def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
 def _registrar_named(facts: ModuleFacts, attribute: str) -> Registrar | None:
     """The registrar a module binds to ``attribute`` at its top level, if any."""
     return facts.registrars.resolve(cst.Name(attribute), facts.tree.module)
+
+
+def _registrar_spelled(facts: ModuleFacts, dotted: str) -> Registrar | None:
+    """The registrar ``dotted`` (``tc.allow_in_graph``) is, read at the module's top level."""
+    head, *rest = dotted.split(".")
+    expr: cst.BaseExpression = cst.Name(head)
+    for attribute in rest:
+        expr = cst.Attribute(expr, cst.Name(attribute))
+    return facts.registrars.resolve(expr, facts.tree.module)

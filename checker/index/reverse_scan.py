@@ -17,6 +17,7 @@ from collections.abc import Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checker.index.installed_registrars import imported_registrars
 from checker.reading.forms import REGISTERED_KEYWORD, REGISTRAR_WORD, names_registrar
 from checker.reading.mentions import dotted_name, registered_arguments
 from checker.reading.packages import module_file
@@ -58,6 +59,10 @@ class TextRegistrations:
 
     names: set[str] = field(default_factory=set)
     foreign: bool = False
+    #: The names it may register with through an installed package (``from aig_helpers import
+    #: register``, :func:`checker.index.installed_registrars.imported_registrars`), which the
+    #: text tier lets through as it does the project's aliases.
+    registrars: frozenset[str] = frozenset()
 
 
 def text_registrations(path: str) -> TextRegistrations:
@@ -70,7 +75,7 @@ def text_registrations(path: str) -> TextRegistrations:
     if data is None:  # too large: reported when checked
         return TextRegistrations()
     names = registered_in(data)
-    return TextRegistrations(names, bool(names) and not names <= _defined(data))
+    return TextRegistrations(names, bool(names) and not names <= _defined(data), imported_registrars(path, data))
 
 
 #: A ``def`` or ``class`` statement, and the name it binds.

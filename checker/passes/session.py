@@ -101,8 +101,10 @@ class Session:
         scans = [text_registrations(job.path) for job in jobs]
         names = tuple(sorted(imported.union(*(scan.names for scan in scans))))
         checked = [replace(job, hands_off=True) if scan.foreign else job for job, scan in zip(jobs, scans, strict=True)]
-        # The files that import one of them are candidates of the first pass too (their calls are judged).
-        prefilter = Prefilter(self.options.prefilter.aliases, names)
+        # The files that import one of them are candidates of the first pass too (their calls are judged),
+        # and those that name a registrar of an installed package, which no pass checks.
+        installed = sorted(set().union(*(scan.registrars for scan in scans)) - set(self.options.prefilter.aliases))
+        prefilter = Prefilter((*self.options.prefilter.aliases, *installed), names)
         self.options = replace(self.options, registered=names, prefilter=prefilter)
         with self._sharing_workers(), ThreadPoolExecutor(max_workers=1) as early:
             # Only where every parse is a worker's: this process's index is not shared between threads.

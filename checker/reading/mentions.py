@@ -141,7 +141,87 @@ def _keeps_parameters(statement: ast.stmt) -> bool:
     """A def none of whose calls (its nested defs' included) is given one of its or their parameters."""
     if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    parameters = {
+    parameters = _parameters(statement)
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call):
+            given = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if any(isinstance(value, ast.Starred) or _names(value, parameters) for value in given):
+                return False
+    return True
+
+
+def _names(expr: ast.expr, names: Set[str]) -> bool:
+    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(expr))
+
+
+def registrar_names(tree: ast.Module, text: str) -> frozenset[str]:
+    """Top-level names a module (CPython's ``tree`` of ``text``) binds that may be registrars:
+    the API under a name of its own (``from torch.compiler import allow_in_graph as mark``,
+    ``mark = torch.compiler.allow_in_graph``), and wrappers, top-level defs in which one of
+    them, or the API, is given a parameter (of the def or of a def inside it: a decorator
+    factory). Found to a fixed point, as the full tier finds wrappers of wrappers
+    (:class:`checker.facts.registrations.sites.Registrars`), which decides. Only the
+    statements on lines that spell the API, or a name found so far, are looked into (a
+    module of thousands of lines, diffusers' attention processors, has a few)."""
+    statements = list(top_level(tree.body))
+    found: set[str] = set()
+    needles = [REGISTRAR_WORD]
+    while needles:
+        lines = lines_spelling(text, needles)
+        new = {
+            name
+            for statement in statements
+            if _spans(statement, lines)
+            for name in _registrars_bound(statement, found, lines)
+            if name not in found
+        }
+        found |= new
+        needles = sorted(new)
+    return frozenset(found)
+
+
+def _spans(statement: ast.stmt, lines: Sequence[int]) -> bool:
+    """Whether the statement (its decorators included) takes in one of ``lines`` (sorted)."""
+    start = statement.lineno
+    if isinstance(statement, _DECORATED) and statement.decorator_list:
+        start = min(start, statement.decorator_list[0].lineno)
+    first = bisect_left(lines, start)
+    return first < len(lines) and lines[first] <= (statement.end_lineno or start)
+
+
+def _registrars_bound(statement: ast.stmt, known: Set[str], lines: Sequence[int]) -> Iterator[str]:
+    if isinstance(statement, ast.ImportFrom):
+        yield from (alias.asname or alias.name for alias in statement.names if names_registrar(alias.name))
+    elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        named = (name for node in nodes_on_lines(statement.value, lines) for name in _node_identifiers(node))
+        if any(names_registrar(name) or name in known for name in named):
+            stored = (node for node in ast.walk(statement) if isinstance(node, ast.Name))
+            yield from (node.id for node in stored if isinstance(node.ctx, ast.Store))
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _forwards_to(statement, known, lines):
+        yield statement.name
+
+
+def _forwards_to(definition: ast.FunctionDef | ast.AsyncFunctionDef, known: Set[str], lines: Sequence[int]) -> bool:
+    """Whether a call in ``definition`` of the API or of a ``known`` registrar (on ``lines``,
+    which spell them) registers a parameter."""
+    parameters: set[str] | None = None
+    for node in nodes_on_lines(definition, lines):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if not (names_registrar(name) or name in known):
+                continue
+            parameters = _parameters(definition) if parameters is None else parameters
+            if any(
+                isinstance(argument, ast.Name) and argument.id in parameters for argument in registered_arguments(node)
+            ):
+                return True
+    return False
+
+
+def _parameters(statement: ast.AST) -> set[str]:
+    """The parameters of every def and lambda in ``statement`` (itself included)."""
+    return {
         argument.arg
         for node in ast.walk(statement)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
@@ -154,16 +234,6 @@ def _keeps_parameters(statement: ast.stmt) -> bool:
         )
         if argument is not None
     }
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Call):
-            given = [*node.args, *(keyword.value for keyword in node.keywords)]
-            if any(isinstance(value, ast.Starred) or _names(value, parameters) for value in given):
-                return False
-    return True
-
-
-def _names(expr: ast.expr, names: Set[str]) -> bool:
-    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(expr))
 
 
 def value_names(tree: ast.Module, rebound: Set[str] | None = None) -> frozenset[str]:

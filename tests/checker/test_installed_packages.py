@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from projects import assert_marked, marked, run, write
 
+from checker.api import check_paths
+
 SITE = "venv/lib/python3.11/site-packages"
 
 #: An installed package with a registration helper (as diffusers spells its own), re-exported
@@ -315,10 +317,128 @@ def test_the_table_gives_way_to_the_installed_source(tmp_path: Path) -> None:
     assert marked(tmp_path, "proj/mypipe/blocks.py")  # (the markers hold when the table is used)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a wrapper def of an installed package (def register(fn): return allow_in_graph(fn)) is resolved by the index but the registration is not honoured yet; an alias (diffusers' form) is",
+#: aig_helpers' registrars, which spell nothing of the API: a wrapper def and an alias.
+AIG_HELPERS = """
+    import torch
+    from torch.compiler import allow_in_graph as mark
+
+
+    def register(fn):
+        return torch.compiler.allow_in_graph(fn)
+"""
+#: Where aig_helpers binds them: its ``__init__.py``; a submodule; a submodule its ``__init__.py``
+#: re-exports from (``from .ops import register, mark``, ``from . import ops``), two modules deep too.
+LAYOUTS = {
+    "own": {f"{SITE}/aig_helpers/__init__.py": AIG_HELPERS},
+    "submodule": {f"{SITE}/aig_helpers/__init__.py": "", f"{SITE}/aig_helpers/ops.py": AIG_HELPERS},
+    "re-exported": {
+        f"{SITE}/aig_helpers/__init__.py": "from .ops import register, mark\nfrom . import ops\n",
+        f"{SITE}/aig_helpers/ops.py": AIG_HELPERS,
+    },
+    "continued": {
+        f"{SITE}/aig_helpers/__init__.py": """
+            import torch
+
+            mark = (
+                torch.compiler.allow_in_graph
+            )
+
+
+            def register(fn):
+                return mark(
+                    fn
+                )
+        """
+    },
+    "re-exported-twice": {
+        f"{SITE}/aig_helpers/__init__.py": "from ._api import register, mark\n",
+        f"{SITE}/aig_helpers/_api.py": "from ._impl import register, mark\n",
+        f"{SITE}/aig_helpers/_impl.py": AIG_HELPERS,
+    },
+}
+#: How the project imports them (the import line) and registers ``f`` and ``g`` with them.
+INSTALLED_SPELLINGS = {
+    "from-decorators": ("own", "from aig_helpers import register, mark", "@register", "@mark"),
+    "from-calls": ("own", "from aig_helpers import register, mark", "register(f)", "mark(g)"),
+    "from-rebinding": ("own", "from aig_helpers import register, mark", "f = register(f)", "g = mark(g)"),
+    "from-renamed": ("own", "from aig_helpers import register as reg, mark as m", "@reg", "m(g)"),
+    "from-parenthesized": (
+        "own",
+        "from aig_helpers import (\n    register,  # a wrapper\n    mark,\n)",
+        "@register",
+        "@mark",
+    ),
+    "import": ("own", "import aig_helpers", "@aig_helpers.register", "aig_helpers.mark(g)"),
+    "import-as": ("own", "import aig_helpers as h", "@h.register", "g = h.mark(g)"),
+    "submodule-from": ("submodule", "from aig_helpers.ops import register, mark", "@register", "mark(g)"),
+    "submodule-import": ("submodule", "import aig_helpers.ops", "@aig_helpers.ops.register", "aig_helpers.ops.mark(g)"),
+    "submodule-import-as": ("submodule", "import aig_helpers.ops as o", "@o.register", "o.mark(g)"),
+    "submodule-by-name": ("submodule", "from aig_helpers import ops", "@ops.register", "ops.mark(g)"),
+    "re-exported-from": ("re-exported", "from aig_helpers import register, mark", "@register", "mark(g)"),
+    "re-exported-import": ("re-exported", "import aig_helpers", "@aig_helpers.register", "aig_helpers.mark(g)"),
+    "re-exported-submodule": ("re-exported", "import aig_helpers as h", "@h.ops.register", "h.ops.mark(g)"),
+    "continued-lines": ("continued", "from aig_helpers import register, mark", "@register", "mark(g)"),
+    "re-exported-twice": ("re-exported-twice", "from aig_helpers import register, mark", "@register", "mark(g)"),
+}
+
+
+def registering(import_line: str, for_f: str, for_g: str) -> str:
+    """proj/pkg/ops.py: ``f`` and ``g`` read a module tensor and are registered, as decorators or after their defs."""
+    decorators = {name: line if line.startswith("@") else "" for name, line in (("f", for_f), ("g", for_g))}
+    calls = "\n".join(line for line in (for_f, for_g) if not line.startswith("@"))
+    return f"""
+import torch
+{import_line}
+
+W = torch.ones(3)
+
+
+{decorators["f"]}
+def f(x):
+    return x * W  # AIG301
+
+
+{decorators["g"]}
+def g(x):
+    return x * W  # AIG301
+
+
+{calls}
+"""
+
+
+@pytest.mark.parametrize(
+    ("layout", "import_line", "for_f", "for_g"), INSTALLED_SPELLINGS.values(), ids=INSTALLED_SPELLINGS.keys()
 )
+def test_a_registrar_of_an_installed_package_that_spells_nothing_of_the_api_registers(
+    tmp_path: Path, layout: str, import_line: str, for_f: str, for_g: str
+) -> None:
+    """A wrapper def and an alias of an installed package: a normal run learns their names from
+    the modules the project imports (the text tier lets ``@register`` through) and finds what
+    an exhaustive run finds."""
+    write(
+        tmp_path,
+        {**LAYOUTS[layout], "proj/pkg/__init__.py": "", "proj/pkg/ops.py": registering(import_line, for_f, for_g)},
+    )
+    findings = check(tmp_path, "--python-environment", str(tmp_path / "venv"))
+    assert_marked(tmp_path, findings, "proj/pkg/ops.py")
+    exhaustive = check_paths(
+        [tmp_path / "proj"], isolated=True, jobs=1, python_environment=tmp_path / "venv", exhaustive=True
+    )
+    assert_marked(tmp_path, exhaustive.findings, "proj/pkg/ops.py")
+
+
+def test_a_name_an_installed_package_does_not_bind_to_a_registrar_lets_nothing_through(tmp_path: Path) -> None:
+    """``register`` of an installed package that forwards its parameter to something else: the
+    file that decorates with it is not parsed (and has no finding)."""
+    helpers = "import torch\n\n\ndef register(fn):\n    return torch.jit.script(fn)\n\n# allow_in_graph: never\n"
+    ops = registering("from aig_helpers import register", "@register", "register(g)").replace("  # AIG301", "")
+    write(tmp_path, {f"{SITE}/aig_helpers/__init__.py": helpers, "proj/pkg/__init__.py": "", "proj/pkg/ops.py": ops})
+    report = check_paths([tmp_path / "proj"], isolated=True, jobs=1, python_environment=tmp_path / "venv")
+    assert report.findings == ()
+    assert not any(file.report.parsed for file in report.files)
+
+
 def test_a_wrapper_def_of_an_installed_package_registers(tmp_path: Path) -> None:
     write(
         tmp_path,
@@ -346,3 +466,16 @@ def test_a_wrapper_def_of_an_installed_package_registers(tmp_path: Path) -> None
     )
     findings = check(tmp_path, "--python-environment", str(tmp_path / "venv"))
     assert_marked(tmp_path, findings, "proj/pkg/ops.py")
+
+
+def test_an_installed_registrar_that_stops_being_one_changes_a_cached_answer(tmp_path: Path) -> None:
+    ops = registering("from aig_helpers import register, mark", "@register", "mark(g)")
+    write(tmp_path, {**LAYOUTS["re-exported"], "proj/pkg/__init__.py": "", "proj/pkg/ops.py": ops})
+    cached = ["--isolated", "--cache-dir", str(tmp_path / "cache"), "--python-environment", str(tmp_path / "venv")]
+    assert len(run(*cached, str(tmp_path / "proj"))[1]) == 2
+    assert len(run(*cached, str(tmp_path / "proj"))[1]) == 2  # (from the cache)
+    # The package is upgraded: its helpers no longer register anything.
+    (tmp_path / SITE / "aig_helpers" / "ops.py").write_text("def register(fn):\n    return fn\n\n\nmark = register\n")
+    assert run(*cached, str(tmp_path / "proj"))[1] == []
+    write(tmp_path, LAYOUTS["re-exported"])  # and installed afresh: they do again
+    assert len(run(*cached, str(tmp_path / "proj"))[1]) == 2

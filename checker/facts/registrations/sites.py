@@ -23,7 +23,7 @@ import libcst as cst
 from checker.facts.kinds.inference import Inference
 from checker.facts.kinds.kind import Kind
 from checker.facts.scopes.syntax import describe
-from checker.facts.scopes.tree import BindingKind, Scope, ScopeTree, all_params
+from checker.facts.scopes.tree import Binding, BindingKind, Scope, ScopeTree, all_params
 from checker.reading.forms import iterated, registered_position
 from checker.reading.packages import module_name
 from checker.spec import torch_api as api
@@ -95,14 +95,21 @@ class Registrars:
         return self._imported(expr, scope)
 
     def exported(self) -> tuple[str, ...]:
-        """Module-level names defined here as registrars (aliases, wrappers), for other modules."""
+        """Module-level names bound here to registrars, for other modules: aliases and
+        wrappers defined here, and a registrar imported under a name of its own (``from
+        torch.compiler import allow_in_graph as aig``, ``from .utils import register as reg``),
+        which only this module spells. (An import under its own name is the name its
+        module exports.)"""
         module = self.tree.module
         return tuple(
             sorted(
                 name
                 for name, bindings in module.bindings.items()
-                if any(b.kind is not BindingKind.IMPORT for b in bindings)
-                and (self.is_api(cst.Name(name), module) or self.wrapper(cst.Name(name), module) is not None)
+                if (
+                    any(b.kind is not BindingKind.IMPORT for b in bindings)
+                    and (self.is_api(cst.Name(name), module) or self.wrapper(cst.Name(name), module) is not None)
+                )
+                or (any(_renamed(b) for b in bindings) and self.resolve(cst.Name(name), module) is not None)
             )
         )
 
@@ -201,6 +208,16 @@ class Registrars:
             if param.name.value == argument.value:
                 return index
         return None
+
+
+def _renamed(binding: Binding) -> bool:
+    """An import that binds a name of its own (``import ... as aig``, not ``from m import aig``)."""
+    imported = binding.imported
+    return (
+        binding.kind is BindingKind.IMPORT
+        and bool(imported)
+        and not (imported == binding.name or imported is not None and imported.endswith(f".{binding.name}"))
+    )
 
 
 def registered_argument(call: cst.Call, index: int = 0) -> cst.BaseExpression | None:
