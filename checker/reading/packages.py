@@ -194,7 +194,7 @@ def looked_for(importer: Path, qualified: str) -> list[Path]:
     import root outside the importer's package, the roots before it too."""
     base, parts = _base(importer, qualified)
     found = []
-    if parts and not qualified.startswith(".") and _package_root(importer, parts[0]) is None:
+    if parts and not qualified.startswith(".") and not _own_regular_package(importer, parts[0]):
         for root, holds in _outside_roots(importer, parts[0]):
             if not holds:
                 found += [root / f"{parts[0]}.py", root / parts[0] / "__init__.py"]
@@ -221,14 +221,27 @@ def module_name(path: str) -> str | None:
 def _package_root(importer: Path, name: str) -> Path | None:
     """The folder holding package ``name`` when ``importer`` is inside it: its regular
     package's, or for a namespace package (no ``__init__.py``), the parent of the
-    nearest enclosing folder called ``name``. Other packages are never looked into."""
+    nearest enclosing folder called ``name``. Other packages are never looked into.
+
+    An enclosing folder is a namespace package only when no import root holds ``name``,
+    as Python takes a namespace portion only when no package or module of the name is on
+    its path: a project folder named as its package (``pkg/src/pkg``, ``pkg/pkg``) is not
+    the package its scripts import."""
     package = top_package(importer)
     if package is not None and package.name == name:
         return package.parent
+    if any(holds for _, holds in _outside_roots(importer, name)):
+        return None
     for folder in importer.resolve().parents:
         if folder.name == name:
             return folder.parent
     return None
+
+
+def _own_regular_package(importer: Path, name: str) -> bool:
+    """Whether ``importer`` is inside the regular package ``name`` (``__init__.py`` chain)."""
+    package = top_package(importer)
+    return package is not None and package.name == name
 
 
 def top_package(path: Path) -> Path | None:

@@ -22,7 +22,7 @@ def rotary(x, cos, sin):
 
 @torch.compiler.allow_in_graph
 def attention(q, k, v):
-    if config.USE_FLASH:  # AIG302 missed: tinylm/ shares its package's name
+    if config.USE_FLASH:  # AIG302
         return F.scaled_dot_product_attention(q, k, v, is_causal=True)
     scores = (q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5
     causal = torch.ones(scores.shape[-2:], dtype=torch.bool, device=q.device).tril()
