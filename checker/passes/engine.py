@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from checker.output.fingerprints import fingerprinted
 from checker.output.noqa import Hit, NoqaIndex, UnusedNoqa
+from checker.reading.environment import installed_package, reported_at_registrations
 from checker.reading.mentions import may_register
 from checker.reading.source import (
     API_ONLY,
@@ -48,7 +49,10 @@ from checker.spec.links import Elsewhere, Links, Place
 from checker.spec.messages import NotAnalysed
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from checker.index.project import Project
+    from checker.passes.installed_findings import Relocation
     from checker.rules import Rule
     from checker.rules.base import Fix
 
@@ -232,7 +236,15 @@ def _check_text(
     if not raw and not handing and not unused_noqa:
         return LinkedReport(FileReport(path, parsed=True), Links(exports, dependencies, registered=registered))
     sites = [handoff.registration.site for handoff in handing]
+    relocation = _relocation(path, module, elsewhere)
+    sites += relocation.nodes() if relocation is not None else []
     spans = locate(module, [node for _, report in raw for node in (report.node, *report.cited)] + sites)
+    if relocation is not None:  # an installed package's file: its findings are made at the registrations
+        relocated = tuple(relocation.findings(raw, spans))
+        dependencies = tuple(sorted({*dependencies, *relocation.dependencies()}))
+        return LinkedReport(
+            FileReport(path, relocated, parsed=True), Links(exports, dependencies, registered=registered)
+        )
     handoffs = tuple(
         (h.path, Elsewhere(h.name, h.registration.registrar, Place(path, spans[h.registration.site][0][0])))
         for h in handing
@@ -276,6 +288,15 @@ def _check_text(
         unused_noqa=tuple(noqa.unused(path, used, [(rule.code, rule.name) for rule in rules])) if unused_noqa else (),
     )
     return LinkedReport(file_report, Links(exports, dependencies, handoffs, registered))
+
+
+def _relocation(path: str, module: cst.Module, elsewhere: tuple[Elsewhere, ...]) -> Relocation | None:
+    """For a file of an installed package outside the checked paths, checked with registrations
+    made in the checked files: how its findings move to those registrations (None otherwise)."""
+    from checker.passes.installed_findings import Relocation, definitions
+
+    package = installed_package(Path(path)) if elsewhere and reported_at_registrations(Path(path)) else None
+    return Relocation(path, package, elsewhere, definitions(module)) if package is not None else None
 
 
 def _codes(rules: Iterable[Rule]) -> set[str]:

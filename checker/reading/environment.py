@@ -128,6 +128,27 @@ def is_installed(path: Path) -> bool:
     return any(part in INSTALLED_FOLDERS for part in path.parts)
 
 
+def installed_package(path: Path) -> str | None:
+    """The installed package ``path`` is a file of: the name below its innermost
+    ``site-packages`` (``extpkg`` for ``.../site-packages/extpkg/ops.py``, ``six`` for
+    ``.../site-packages/six.py``); None outside an installed environment."""
+    parts = path.parts
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] in INSTALLED_FOLDERS:
+            return parts[i + 1].removesuffix(".py")
+    return None
+
+
+def reported_at_registrations(path: Path) -> bool:
+    """Whether the findings of ``path`` are made at the checked files' registrations instead
+    of in it: it is a file of an installed package, outside every path the run checks (the
+    user cannot edit it, and nothing outside the checked paths is reported)."""
+    if not is_installed(path):
+        return False
+    real = Path(os.path.realpath(path))
+    return not any(real.is_relative_to(checked) for checked in _roots.checked)
+
+
 def project_folders(importer_folder: Path) -> list[Path]:
     """The folders an absolute import of a file in ``importer_folder`` (a real path) may be
     resolved from in the checked project, nearest first: each folder from it up to the

@@ -20,6 +20,7 @@ import libcst as cst
 
 from checker.spec.catalog import BY_CODE
 from checker.spec.findings import Severity
+from checker.spec.links import Place
 from checker.spec.messages import Message
 
 if TYPE_CHECKING:
@@ -51,8 +52,8 @@ class RuleFinding:
     def cited(self) -> list[cst.CSTNode]:
         return list(_cited(self.message))
 
-    def numbered(self, line_of: Callable[[cst.CSTNode], int]) -> Message:
-        """The message with each cited node replaced by its line."""
+    def numbered(self, line_of: Callable[[cst.CSTNode], int | Place]) -> Message:
+        """The message with each cited node replaced by its line (a place: in another file)."""
         return cast(Message, _numbered(self.message, line_of))
 
     def render(self, line_of: Callable[[cst.CSTNode], int]) -> str:
@@ -76,7 +77,7 @@ def _cited(value: object) -> Iterator[cst.CSTNode]:
             yield from _cited(getattr(value, each.name))
 
 
-def _numbered(value: object, line_of: Callable[[cst.CSTNode], int]) -> object:
+def _numbered(value: object, line_of: Callable[[cst.CSTNode], int | Place]) -> object:
     if isinstance(value, cst.CSTNode):
         return line_of(value)
     if isinstance(value, tuple):

@@ -51,14 +51,29 @@ def bound(at: object | None) -> str:
 
 
 @dataclass(frozen=True)
+class Installed:
+    """Where a registered function of an installed package is defined: the package, and the
+    file and line of its definition there (the finding itself is at the registration)."""
+
+    package: str
+    defined: Place
+
+
+@dataclass(frozen=True)
 class Function:
-    """How a message names a registered function: ``scaled``, or ``scaled (registered at
-    pkg/ops.py:3)`` when another module registers it."""
+    """How a message names a registered function: ``scaled``, ``scaled (registered at
+    pkg/ops.py:3)`` when another module registers it, or ``rearrange (defined in installed
+    package extpkg at .../extpkg/__init__.py:7)`` when the finding is made at the checked
+    file's registration of a function the user cannot edit."""
 
     name: str
     registered_at: Place | None = None
+    installed: Installed | None = None
 
     def __str__(self) -> str:
+        if self.installed is not None:
+            where = self.installed
+            return f"{self.name} (defined in installed package {where.package} at {place(where.defined)})"
         if self.registered_at is None:
             return self.name
         return f"{self.name} (registered at {place(self.registered_at)})"
