@@ -17,6 +17,7 @@ from collections.abc import Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checker.index.bound_values import BoundValues
 from checker.index.installed_registrars import imported_registrars
 from checker.reading.forms import REGISTERED_KEYWORD, REGISTRAR_WORD, names_registrar
 from checker.reading.mentions import dotted_name, registered_arguments
@@ -162,16 +163,18 @@ def may_register_from(tree: ast.Module, path: Path, targets: Set[Path], registra
                     names.add(bound)
                 else:
                     modules[bound] = f"{module}.{alias.name}" if not module.endswith(".") else f"{module}{alias.name}"
+    values = BoundValues(tree)  # ``for op in (f, g): allow_in_graph(op)`` registers f and g
     for call in calls:
         if not _registrar_like(call.func, registrars, defined):
             continue
-        for argument in registered_arguments(call):
-            if isinstance(argument, ast.Name) and argument.id in names:
-                return True
-            if isinstance(argument, ast.Attribute):
-                dotted = dotted_name(argument.value, modules)
-                if dotted is not None and _is(path, dotted, targets):
+        for written in registered_arguments(call):
+            for argument in (written, *values.through(written)):
+                if isinstance(argument, ast.Name) and argument.id in names:
                     return True
+                if isinstance(argument, ast.Attribute):
+                    dotted = dotted_name(argument.value, modules)
+                    if dotted is not None and _is(path, dotted, targets):
+                        return True
     return False
 
 

@@ -87,7 +87,7 @@ def swish(x, beta: float = 1.0):
 
 
 def chunked_mean(x):
-    chunks = x.split(CONFIG.block_size, dim=-1)  # AIG302 missed: registered by a for loop in __init__.py
+    chunks = x.split(CONFIG.block_size, dim=-1)  # AIG302
     return torch.stack([chunk.mean(-1) for chunk in chunks], dim=-1).mean(-1)
 
 

@@ -5,6 +5,8 @@
 callable, so a set, a dict view, a generator or another iterator raises
 ``AssertionError: allow_in_graph expects a callable`` (torch/_dynamo/decorators.py, source
 reading; measured in evidence/dynamo/exp_registration_forms.py, FINDINGS.md D19).
+A loop that registers each element it iterates (``for op in OPS: allow_in_graph(op)``)
+registers what iterating gives: a display's elements, a dict's keys, its ``values()``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from checker.facts.kinds.inference import Inference
-from checker.facts.scopes.tree import BindingKind, Scope
+from checker.facts.registrations.loops import LoopHeaders
+from checker.facts.registrations.sites import registered_elements
+from checker.facts.scopes.tree import Binding, BindingKind, Scope
 
 #: Builtins that build a list or a tuple of what they are given: their elements are registered.
 _SEQUENCE_BUILDERS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted"})
@@ -32,6 +36,8 @@ _ITERATOR_BUILDERS = {
 }
 #: Methods of a dict whose result is a view.
 _DICT_VIEWS = frozenset({"values", "keys", "items"})
+#: The views whose elements are known where the dict display is: its values, its keys.
+_ITERATED_VIEWS = frozenset({"values", "keys"})
 
 
 @dataclass(frozen=True)
@@ -42,12 +48,22 @@ class Element:
     scope: Scope
 
 
+@dataclass(frozen=True)
+class Loop:
+    """A loop that registers each element it iterates: its ``iterable`` as written in the
+    loop's header, and the ``elements`` iterating it gives (the known ones)."""
+
+    iterable: cst.BaseExpression
+    elements: list[Element]
+
+
 class Collections:
     """What one module's registered collections hold."""
 
     def __init__(self, inference: Inference) -> None:
         self.inference = inference
         self.tree = inference.tree
+        self.loops = LoopHeaders(inference.tree.module.node)
 
     def refused(self, expr: cst.BaseExpression, scope: Scope) -> str | None:
         """How a collection ``allow_in_graph`` does not iterate is named (``a dict view``,
@@ -77,6 +93,33 @@ class Collections:
             return []  # ``sorted(fns, key=...)`` keeps its elements; unknown here all the same
         return list(self._elements(positional[0], scope, depth=0))
 
+    def looped(self, binding: Binding, site: cst.CSTNode) -> Loop | None:
+        """The loop whose target ``binding`` is, when the registration at ``site`` runs in it
+        and what it iterates is known (a display, a name bound once to one, a dict's keys or
+        values, ``list(...)`` of one); None otherwise, and then nothing is known."""
+        header = self.loops.header(binding, site)
+        if header is None:
+            return None
+        elements = list(self._elements(header.iterable, header.scope, depth=0))
+        return Loop(header.iterable, elements) if elements else None
+
+    def registered(self, argument: cst.BaseExpression, scope: Scope, site: cst.CSTNode) -> list[Element]:
+        """What a call registration at ``site`` registers one by one, as far as the code says:
+        the elements of a list or tuple (a display, a name bound once to one, ``list(...)``
+        of one), the elements a loop over a known collection binds the registered name to,
+        else the argument itself."""
+        if isinstance(argument, cst.Name):
+            for binding in self.tree.bindings(scope, argument.value):
+                loop = self.looped(binding, site)
+                if loop is not None:
+                    return loop.elements
+            value = self._only_value(argument, scope)
+            if value is not None and isinstance(value[0], (cst.List, cst.Tuple)):
+                return list(self._elements(value[0], value[1], depth=1))
+        elif self.iterated(argument, scope) is not None:
+            return list(self._elements(argument, scope, depth=0))
+        return [Element(element, scope) for element in registered_elements(argument)]
+
     def _builds_a_sequence(self, call: cst.Call, scope: Scope) -> bool:
         return bool(self.inference.qualified_names(call.func, scope) & _SEQUENCE_BUILDERS)
 
@@ -96,11 +139,11 @@ class Collections:
             return
         if isinstance(expr, cst.Call):
             func = expr.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "values" and not expr.args:
+            if isinstance(func, cst.Attribute) and func.attr.value in _ITERATED_VIEWS and not expr.args:
                 for display, where in self._dict_displays(func.value, scope):
                     for item in display.elements:
                         if isinstance(item, cst.DictElement):
-                            yield Element(item.value, where)
+                            yield Element(item.value if func.attr.value == "values" else item.key, where)
                 return
             if self._builds_a_sequence(expr, scope) and len(expr.args) == 1 and expr.args[0].keyword is None:
                 yield from self._elements(expr.args[0].value, scope, depth + 1)

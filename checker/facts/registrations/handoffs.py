@@ -18,7 +18,8 @@ import libcst as cst
 from checker.facts.kinds.inference import Inference
 from checker.facts.kinds.kind import UNKNOWN, Inferred, join
 from checker.facts.kinds.known import without_function_body
-from checker.facts.registrations.sites import Form, Registration, registered_elements
+from checker.facts.registrations.collections import Collections
+from checker.facts.registrations.sites import Form, Registration
 from checker.facts.scopes.syntax import children
 from checker.facts.scopes.tree import Binding, BindingKind, Scope, ScopeTree
 from checker.spec.links import Elsewhere
@@ -59,20 +60,22 @@ def handoffs(
     registrations: Sequence[Registration], inference: Inference, index: ImportedDefinitions | None
 ) -> Iterator[Handoff]:
     """The call registrations here whose argument (or an element of a registered list or
-    tuple display) is imported from another project module, where it is a def or a class."""
+    tuple, or of what a registering loop iterates) is imported from another project
+    module, where it is a def or a class."""
     if index is None:
         return
+    collections = Collections(inference)
     for registration in registrations:
-        if registration.form is not Form.CALL:
+        if registration.form is not Form.CALL or not isinstance(registration.argument, cst.BaseExpression):
             continue
-        for element in registered_elements(registration.argument):
-            if not _imported_here(element, registration, inference):
+        for element in collections.registered(registration.argument, registration.scope, registration.site):
+            if not _imported_here(element.expr, registration, inference, element.scope):
                 continue
-            assert isinstance(element, (cst.Name, cst.Attribute))
-            for qualified in sorted(inference.qualified_names(element, registration.scope)):
+            assert isinstance(element.expr, (cst.Name, cst.Attribute))
+            for qualified in sorted(inference.qualified_names(element.expr, element.scope)):
                 found = index.origin(inference.path, qualified)
                 if found is not None and _has_a_body_to_judge(found.bindings, inference):
-                    yield Handoff(registration, found.path, found.name, element)
+                    yield Handoff(registration, found.path, found.name, element.expr)
                     break
 
 

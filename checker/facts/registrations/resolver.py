@@ -109,6 +109,13 @@ class TargetResolver:
         ]  # fmt: skip
         seen: set[int] = set()
         for binding in bindings:
+            loop = self.collections.looped(binding, registration.site)
+            if loop is not None:
+                # for op in (f, g): allow_in_graph(op): each element, as allow_in_graph([f, g]) would.
+                for element in loop.elements:
+                    for target in self._expression(registration, element.expr, element.scope):
+                        yield target if _within(element.expr, loop.iterable) else replace(target, node=expr)
+                continue
             if isinstance(binding.value, (cst.List, cst.Tuple)) and binding.kind is BindingKind.ASSIGN:
                 # OPS = (a, b); allow_in_graph(OPS): each element, reported at the registration.
                 for target in self._expression(registration, binding.value, binding.written_in):
