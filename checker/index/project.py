@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -381,9 +381,25 @@ class Project:
 
     def _bound_in(self, facts: ModuleFacts, name: str) -> _Bound | None:
         bindings = facts.tree.module.bindings.get(name, [])
-        if len(bindings) == 1 and bindings[0].kind is BindingKind.IMPORT and bindings[0].imported:
-            return self._bound(facts.path, bindings[0].imported)
+        # ``f = allow_in_graph(f)`` after an import binds the same object (the registrar returns it)
+        imports = [b for b in bindings if not _registers_itself(facts, b)] if len(bindings) > 1 else bindings
+        if len(imports) == 1 and imports[0].kind is BindingKind.IMPORT and imports[0].imported:
+            return self._bound(facts.path, imports[0].imported)
+        if imports and all(b.kind is BindingKind.IMPORT and b.imported for b in imports):
+            # ``from ._impl import f`` then ``from .called import f``, where called.py took ``f``
+            # from this package: the import that leads back here is the same object, bound again.
+            found = {(b.facts.path, b.name): b for b in self._imports_followed(facts, imports)}
+            if len(found) == 1:
+                return next(iter(found.values()))
         return _Bound(facts, name, tuple(bindings))
+
+    def _imports_followed(self, facts: ModuleFacts, bindings: Sequence[Binding]) -> Iterator[_Bound]:
+        """Where each import binding leads; one that cycles back here leads nowhere."""
+        for binding in bindings:
+            assert binding.imported is not None
+            bound = self._bound(facts.path, binding.imported)
+            if bound is not None:
+                yield bound
 
     def follow(self, facts: ModuleFacts, attribute: str, step: Callable[[ModuleFacts, str], T]) -> T | None:
         """Ask ``step`` about ``attribute`` of ``facts`` unless that is already being asked
@@ -487,6 +503,19 @@ class _Bound:
     facts: ModuleFacts
     name: str
     bindings: tuple[Binding, ...]
+
+
+def _registers_itself(facts: ModuleFacts, binding: Binding) -> bool:
+    """``f = allow_in_graph(f)``: a rebinding to the same object, by a registrar."""
+    call = binding.value
+    return (
+        binding.kind is BindingKind.ASSIGN
+        and isinstance(call, cst.Call)
+        and len(call.args) == 1
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == binding.name
+        and facts.registrars.resolve(call.func, facts.tree.module) is not None
+    )
 
 
 def _kind_at_top_level(facts: ModuleFacts, attribute: str) -> Inferred:
