@@ -19,7 +19,7 @@ import io
 import re
 import tokenize
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 _CODES = r"(?P<colon>\s*:\s*(?P<codes>[\w\-]+(?:[\s,]+[\w\-]+)*))?"
@@ -82,6 +82,23 @@ class UnusedNoqa:
     def __str__(self) -> str:
         """``path:line:col: unused noqa: AIG302 suppresses nothing on this line ('# noqa: AIG302')``."""
         return f"{self.path}:{self.line}:{self.column}: {self.message()}"
+
+    def less(self, used: Collection[Hit]) -> UnusedNoqa | None:
+        """This comment less what ``used`` (hits found by another file's check) covers; None when nothing is left."""
+        if not self.codes:
+            return None if (self.directive, None) in used else self
+        idle = tuple(code for code in self.codes if (self.directive, code.lower()) not in used)
+        return replace(self, codes=idle) if idle else None
+
+
+@dataclass(frozen=True)
+class UsedElsewhere:
+    """A suppression comment of the file ``path`` that suppressed a finding another file's
+    check made there (an installed package's, at the line registering its function): that
+    file's own check cannot know it was used."""
+
+    path: str
+    hit: Hit
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.output.fingerprints import fingerprinted
-from checker.output.noqa import Hit, NoqaIndex, UnusedNoqa
+from checker.output.noqa import Hit, NoqaIndex, UnusedNoqa, UsedElsewhere
 from checker.reading.environment import installed_package, reported_at_registrations
 from checker.reading.mentions import may_register
 from checker.reading.source import (
@@ -92,6 +92,9 @@ class FileReport:
     fixed_from: str = ""
     #: With ``unused_noqa=True``: the suppression comments that suppressed nothing.
     unused_noqa: tuple[UnusedNoqa, ...] = ()
+    #: The suppressions of other files that findings made there used (an installed package's
+    #: file's, at the registering lines); the run takes them off those files' ``unused_noqa``.
+    used_elsewhere: tuple[UsedElsewhere, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,8 @@ def _check_text(
         relocated = tuple(relocation.findings(raw, spans))
         dependencies = tuple(sorted({*dependencies, *relocation.dependencies()}))
         return LinkedReport(
-            FileReport(path, relocated, parsed=True), Links(exports, dependencies, registered=registered)
+            FileReport(path, relocated, parsed=True, used_elsewhere=relocation.used()),
+            Links(exports, dependencies, registered=registered),
         )
     handoffs = tuple(
         (h.path, Elsewhere(h.name, h.registration.registrar, Place(path, spans[h.registration.site][0][0])))

@@ -22,7 +22,7 @@ from functools import cached_property
 import libcst as cst
 
 from checker.output.fingerprints import fingerprinted
-from checker.output.noqa import NoqaIndex
+from checker.output.noqa import NoqaIndex, UsedElsewhere
 from checker.reading.source import decode_source, read_source, split_lines
 from checker.rules import Rule
 from checker.rules.base import RuleFinding
@@ -91,6 +91,8 @@ class Relocation:
         self.elsewhere = tuple(elsewhere)
         self.defined = defined
         self._registering: dict[str, Registering] = {}
+        #: The registering files' suppressions that :meth:`findings` found used.
+        self._used: dict[UsedElsewhere, None] = {}
 
     def nodes(self) -> list[cst.CSTNode]:
         """The definitions to locate with the findings' nodes."""
@@ -98,7 +100,7 @@ class Relocation:
 
     def findings(self, raw: Sequence[tuple[Rule, RuleFinding]], spans: Mapping[cst.CSTNode, Span]) -> list[Finding]:
         """The findings at the registrations, fingerprinted as the registering files' own
-        are; those a ``noqa`` on the registering line suppresses left out."""
+        are; those a ``noqa`` on the registering line suppresses left out (see :meth:`used`)."""
         found: dict[str, set[Finding]] = {}
         for rule, report in raw:
             name = self._registered(report, spans)
@@ -108,7 +110,9 @@ class Relocation:
             # The package's file judges each function once; every registration of it is the user's line.
             for where in dict.fromkeys(e.where for e in self.elsewhere if e.name == name):
                 registering = self._file(where.path)
-                if registering.noqa.hits(where.line, rule.code, rule.name):
+                hits = registering.noqa.hits(where.line, rule.code, rule.name)
+                if hits:
+                    self._used.update(dict.fromkeys(UsedElsewhere(where.path, hit) for hit in hits))
                     continue
                 column, end_column = registering.span(where.line)
                 finding = Finding(
@@ -128,6 +132,11 @@ class Relocation:
             for path, findings in sorted(found.items())
             for finding in fingerprinted(sorted(findings, key=Finding.sort_key), self._file(path).lines)
         ]
+
+    def used(self) -> tuple[UsedElsewhere, ...]:
+        """The suppressions of the registering files that :meth:`findings` used: their own
+        checks, which never see these findings, would otherwise call them unused."""
+        return tuple(self._used)
 
     def dependencies(self) -> list[tuple[str, str]]:
         """The registering files the result read (their suppressions): path, sha256 of their bytes."""

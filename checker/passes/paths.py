@@ -14,11 +14,11 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checker.configuration.settings import Settings
-from checker.output.noqa import UnusedNoqa
+from checker.output.noqa import Hit, UnusedNoqa
 from checker.passes.cache import Cache
 from checker.passes.engine import import_analysis, unanalysable
 from checker.passes.forker import Forker
@@ -110,7 +110,28 @@ def check_paths(
                 if item.explicit:
                     named.append(item.path)
         files += session.check(to_check, job_for, named)
-    return PathsReport(tuple(files), problems, stdin, refused)
+    return PathsReport(tuple(_used_elsewhere(files)), problems, stdin, refused)
+
+
+def _used_elsewhere(files: Sequence[CheckedFile]) -> list[CheckedFile]:
+    """The files, their unused suppressions less those another file's check used (an
+    installed package's file makes its findings at the registering lines, suppressed there)."""
+    used: dict[str, set[Hit]] = {}
+    for file in files:
+        for use in file.report.used_elsewhere:
+            used.setdefault(use.path, set()).add(use.hit)
+    if not used:
+        return list(files)
+    return [
+        replace(file, report=replace(file.report, unused_noqa=_less(file.report.unused_noqa, used[file.report.path])))
+        if file.report.unused_noqa and file.report.path in used
+        else file
+        for file in files
+    ]
+
+
+def _less(unused: Sequence[UnusedNoqa], used: set[Hit]) -> tuple[UnusedNoqa, ...]:
+    return tuple(left for each in unused if (left := each.less(used)) is not None)
 
 
 def _job(source: Source, settings: Settings) -> Job:
