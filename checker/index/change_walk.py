@@ -4,6 +4,8 @@ The name is the object it is bound to: in its own module, and in every module th
 re-exports it (``from ._impl import FLAGS`` in ``pkg/__init__.py``), so that
 ``from pkg import FLAGS; FLAGS["fast"] = False`` changes it too. Rebinding a re-export
 rebinds only the re-exporting module's name, so only the defining module's counts.
+A store that fills a memo (``cache[key] = v`` under ``if key not in cache:``, and the other
+forms of :mod:`checker.index.memo_forms`) is no change: it is written once per key.
 """
 
 from __future__ import annotations
@@ -17,6 +19,16 @@ from checker.facts.captures.attribute_writes import ANY, conflicts
 from checker.facts.captures.changes import ChangeKind
 from checker.facts.kinds.kind import Kind
 from checker.facts.scopes.tree import Declaration, Mutation, MutationKind, method_mutation
+from checker.index.memo_forms import (
+    Lookup,
+    catches_key_error,
+    fills,
+    got_lookup,
+    item_reads,
+    missing_key,
+    present_key,
+    returns_when_present,
+)
 from checker.reading.forms import is_main_guard
 from checker.reading.mentions import comparison_of, dotted_name
 from checker.spec.torch_api import is_torch_module_class, is_torch_tensor_call
@@ -94,9 +106,9 @@ class _Scan:
         self.modules: dict[str, str] = {}
         self.objects: set[str] = set()
         #: (container, key) pairs known to be missing where the scan is.
-        self.missing: list[tuple[str, str]] = []
+        self.missing: list[Lookup] = []
         #: Local names bound to a lookup (``v = cache.get(key)``): name -> (container, key).
-        self.got: dict[str, tuple[str, str]] = {}
+        self.got: dict[str, Lookup] = {}
         #: How deep the scan is in top-level code that runs after the definitions: a loop, a
         #: ``__main__`` block (``in_main``: the latter).
         self.later = 0
@@ -109,7 +121,7 @@ class _Scan:
         guards = 0
         for statement in statements:
             self.statement(statement, function)
-            present = _returns_when_present(statement, self.got.get)
+            present = returns_when_present(statement, self.got.get)
             if present is not None:
                 self.missing.append(present)
                 guards += 1
@@ -135,7 +147,7 @@ class _Scan:
             self.body(node.orelse, function)
         elif isinstance(node, ast.If):
             self.expressions([node.test], function)
-            missing, present = _missing_key(node.test, self.got.get), _present_key(node.test, self.got.get)
+            missing, present = missing_key(node.test, self.got.get), present_key(node.test, self.got.get)
             if missing is not None:
                 self.missing.append(missing)
             self.body(node.body, function)
@@ -170,9 +182,9 @@ class _Scan:
             self.body(node.body, function)
         elif isinstance(node, TRY_STATEMENTS):
             self.body(node.body, function)
-            looked_up = _item_reads(node.body)
+            looked_up = item_reads(node.body)
             for handler in node.handlers:
-                absent = looked_up if _catches_key_error(handler) else []
+                absent = looked_up if catches_key_error(handler) else []
                 self.missing += absent
                 self.body(handler.body, function)
                 del self.missing[len(self.missing) - len(absent) :]
@@ -243,7 +255,7 @@ class _Scan:
         for target in targets:
             self.target(target, node, function)
             if isinstance(target, ast.Name):  # ``v = cache.get(key)``, or another value
-                lookup = _got_lookup(node.value) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+                lookup = got_lookup(node.value) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
                 if lookup is not None:
                     self.got[target.id] = lookup
                 else:
@@ -286,7 +298,7 @@ class _Scan:
             else:
                 key = (ast.unparse(target.value), ast.unparse(target.slice))
                 mutation = Mutation(
-                    MutationKind.ITEM, ".".join(path), memoises=_fills(key, self.missing) and not augmented
+                    MutationKind.ITEM, ".".join(path), memoises=fills(key, self.missing) and not augmented
                 )
             value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
             self.mutated(statement, mutation, function, path, value)
@@ -389,102 +401,3 @@ def _local_in(function: ast.FunctionDef | ast.AsyncFunctionDef | None, name: str
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
             return True
     return False
-
-
-def _item_reads(statements: list[ast.stmt]) -> list[tuple[str, str]]:
-    """``cache[key]`` looked up in a ``try`` body: (cache, key) pairs."""
-    return [
-        (ast.unparse(node.value), ast.unparse(node.slice))
-        for statement in statements
-        for node in ast.walk(statement)
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
-    ]
-
-
-def _catches_key_error(handler: ast.ExceptHandler) -> bool:
-    """``except KeyError:`` (alone or in a tuple): the key was missing."""
-    kind = handler.type
-    names = kind.elts if isinstance(kind, ast.Tuple) else [kind]
-    return any(isinstance(name, ast.Name) and name.id in ("KeyError", "LookupError") for name in names)
-
-
-#: The lookup a local name was bound to (``v = cache.get(key)``), or None.
-Got = Callable[[str], "tuple[str, str] | None"]
-
-
-def _got_lookup(value: ast.expr | None) -> tuple[str, str] | None:
-    """``cache.get(key)`` or ``cache.get(key, None)``: (cache, key)."""
-    if not (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "get"
-        and isinstance(value.func.value, ast.Name)
-        and 1 <= len(value.args) <= 2
-        and not value.keywords
-        and not any(isinstance(arg, ast.Starred) for arg in value.args)
-    ):
-        return None
-    if len(value.args) == 2 and not _is_none(value.args[1]):
-        return None
-    return value.func.value.id, ast.unparse(value.args[0])
-
-
-def _presence(test: ast.expr, got: Got) -> tuple[tuple[str, str], bool] | None:
-    """The lookup ``test`` decides, and whether the key is missing when it holds (``key not
-    in cache``, ``v is None``, ``not v``) or when it fails (``key in cache``, ``v is not None``, ``v``);
-    as ``checker.facts.scopes.memo_guards.presence``."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        found = _looked_up(test.operand, got)
-        return (found, True) if found is not None else None
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        (operator,), (right,) = test.ops, test.comparators
-        if isinstance(operator, (ast.NotIn, ast.In)) and isinstance(right, ast.Name):
-            return (right.id, ast.unparse(test.left)), isinstance(operator, ast.NotIn)
-        if isinstance(operator, (ast.Is, ast.IsNot)) and _is_none(right):
-            found = _looked_up(test.left, got)
-            return (found, isinstance(operator, ast.Is)) if found is not None else None
-        return None
-    found = _looked_up(test, got)
-    return (found, False) if found is not None else None
-
-
-def _missing_key(test: ast.expr, got: Got) -> tuple[str, str] | None:
-    """The lookup whose key is missing where ``test`` holds (``if key not in cache:``)."""
-    found = _presence(test, got)
-    return found[0] if found is not None and found[1] else None
-
-
-def _present_key(test: ast.expr, got: Got) -> tuple[str, str] | None:
-    """The lookup whose key is missing where ``test`` fails (``if key in cache: ... else:``)."""
-    found = _presence(test, got)
-    return found[0] if found is not None and not found[1] else None
-
-
-def _looked_up(expr: ast.expr, got: Got) -> tuple[str, str] | None:
-    """``cache.get(key)``, ``(v := cache.get(key))``, or a local ``v`` bound to it."""
-    if isinstance(expr, ast.NamedExpr):
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        return got(expr.id)
-    return _got_lookup(expr)
-
-
-def _fills(key: tuple[str, str], missing: list[tuple[str, str]]) -> bool:
-    """``cache[key] = v`` where the key is missing from this cache, or from another one
-    filled by the same lookup: written once per key."""
-    return any(key == lookup or key[1] == lookup[1] for lookup in missing)
-
-
-def _is_none(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and expr.value is None
-
-
-def _returns_when_present(statement: ast.stmt, got: Got) -> tuple[str, str] | None:
-    """``if key in cache: return ...`` (or ``raise``; or ``if v is not None: return v``)
-    with no else: (cache, key), missing after it."""
-    if not isinstance(statement, ast.If) or statement.orelse or not statement.body:
-        return None
-    lookup = _present_key(statement.test, got)
-    if lookup is None or not isinstance(statement.body[-1], (ast.Return, ast.Raise)):
-        return None
-    return lookup

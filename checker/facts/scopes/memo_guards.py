@@ -9,7 +9,7 @@ cache: return ...``, ``if v is not None: return v``) or in their ``else``. Under
 ``cache[key] = value`` memoises, and so does a second cache filled by the same lookup:
 each is written once per key. The scope builder keeps the (cache, key) pairs known to be
 missing as it walks, and asks here what each statement adds; the cheap tier mirrors these
-forms over CPython's tree (``checker.index.change_walk``).
+forms over CPython's tree (``checker.index.memo_forms``).
 
 A value is computed from the key when every name it reads is the key, a name the key is
 computed from, the cache itself, a name bound outside the function (a helper, a module, a
