@@ -24,7 +24,7 @@ from pathlib import Path
 from checker.facts.captures.changes import ChangeKind
 from checker.facts.scopes.tree import MUTATING_METHOD_PATTERN
 from checker.index.change_walk import Below, Exposed, Found, Resolve, changes
-from checker.index.environment_walk import sets_variable
+from checker.index.environ_walk import sets_variable
 from checker.reading.exhaustive import exhaustive
 from checker.reading.mentions import top_level
 from checker.reading.packages import files_beside, import_name, module_file, project_files, project_root, tree_digest

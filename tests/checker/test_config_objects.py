@@ -3,7 +3,7 @@ patched by the project (issue 22, classes 2, 3 and 4): AIG302 only where a write
 project makes reaches what the registered function reads (evidence/dynamo/FINDINGS.md
 S§1b), AIG301 where the project stores a module or a tensor in the attribute read (S§1a).
 Every idiom in every import spelling (checker/facts/captures/attribute_state.py,
-environment.py, checker/index/change_walk.py, environment_walk.py)."""
+environ_reads.py, checker/index/change_walk.py, environ_walk.py)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from checker.facts.captures.attribute_writes import NAMESPACE_SUBJECTS, read_pat
 from checker.facts.captures.caches import TensorCaches
 from checker.facts.captures.capture import NOT_STATE, Capture, Holder, Laundered, Source, laundering
 from checker.facts.captures.changes import Change, ChangeKind, local_change
-from checker.facts.captures.environment import environment_read
+from checker.facts.captures.environ_reads import environment_read
 from checker.facts.captures.module_attributes import ImportedGlobals, ModuleAttributes
 from checker.facts.kinds.inference import Inference
 from checker.facts.kinds.kind import UNKNOWN, Inferred, Kind
