@@ -6,15 +6,20 @@ maybe_allow_in_graph`` becomes ``from diffusers.utils.torch_utils import ...``),
 every helper, base class and attention processor they use is imported from the installed
 diffusers, as a project built on it imports them. Each repeat times, in one process each,
 cold runs (``--no-cache``), in turn: ``on``, installed packages resolved
-(``--python-environment`` the folder diffusers is installed in); ``table``, resolution on
+(``--python-environment`` the environment diffusers is installed in); ``table``, resolution on
 but an environment without diffusers (its helper comes from the table of well-known
 registrars: the same findings, nothing of diffusers read); ``off``,
 ``--no-installed-packages`` (no findings: the helper is unknown). It prints the medians
 of the wall and CPU times (the run's own and its workers'); ``on``/``table`` is what
 reading the installed package costs.
 
-    pip install --no-deps diffusers==0.42.1 --target /tmp/sp
-    .venv/bin/python benchmarks/installed_packages.py /tmp/sp [--repeats 7] [--files 12] [--jobs N]
+The environment is what aigcheck takes for one: a folder with ``lib/python3*/site-packages``
+(or ``Lib/site-packages``), or a ``site-packages`` folder itself. A bare ``pip install
+--target`` folder is neither, so aigcheck would read nothing there and ``on`` would be
+``table`` again (as the first measurement was): the benchmark refuses such a folder.
+
+    pip install --no-deps diffusers==0.42.1 --target /tmp/env/lib/python3.11/site-packages
+    .venv/bin/python benchmarks/installed_packages.py /tmp/env [--repeats 7] [--files 12] [--jobs N]
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ from pathlib import Path
 
 #: diffusers' transformer files the project is made of (those that use maybe_allow_in_graph first).
 FOLDER = "diffusers/models/transformers"
+#: What makes a folder an environment's import folder for aigcheck (``installed_folders`` in
+#: checker/reading/environment.py, mirrored here: a benchmark goes through the front door only).
+_SITE_NAMES = ("site-packages", "dist-packages")
 _RELATIVE = re.compile(r"^(\s*from\s+)(\.+)([\w.]*)(\s+import\b)", re.MULTILINE)
 
 
@@ -58,6 +66,26 @@ def make_project(site: Path, where: Path, count: int) -> list[Path]:
     return made
 
 
+def diffusers_site(environment: Path) -> Path:
+    """The ``site-packages`` folder of ``environment`` that holds diffusers, found as aigcheck
+    finds an environment's folders; a clear stop where aigcheck would read nothing there."""
+    if environment.name in _SITE_NAMES:
+        folders = [environment] if environment.is_dir() else []
+    else:
+        folders = sorted(path for path in environment.glob("lib/python3*/site-packages") if path.is_dir())
+        folders += [path for path in (environment / "Lib" / "site-packages",) if path.is_dir()]
+    if not folders:
+        raise SystemExit(
+            f"{environment}: not an environment aigcheck reads (no lib/python3*/site-packages, "
+            "Lib/site-packages, nor a folder named site-packages); install with "
+            "pip install --no-deps diffusers==0.42.1 --target ENV/lib/python3.11/site-packages"
+        )
+    site = next((folder for folder in folders if (folder / FOLDER).is_dir()), None)
+    if site is None:
+        raise SystemExit(f"{environment}: no {FOLDER} in its site-packages ({', '.join(map(str, folders))})")
+    return site
+
+
 def timed(command: list[str]) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds (the process and its children) and the last line of stdout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -73,21 +101,22 @@ def timed(command: list[str]) -> tuple[float, float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("site", type=Path, help="the folder diffusers is installed in (site-packages, or a --target)")
+    parser.add_argument("environment", type=Path, help="the environment diffusers is installed in (see above)")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--files", type=int, default=12, help="how many of diffusers' transformer files")
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        files = make_project(args.site, root, args.files)
+        site = diffusers_site(args.environment)
+        files = make_project(site, root, args.files)
         size = sum(path.stat().st_size for path in files)
         base = [sys.executable, "-m", "checker", "--isolated", "--no-cache", "--quiet"]
         base += ["--jobs", str(args.jobs)] if args.jobs else []
         empty = root / "empty-environment"
         empty.mkdir()
         runs = {
-            "on": [*base, "--python-environment", str(args.site), str(root)],
+            "on": [*base, "--python-environment", str(args.environment), str(root)],
             "table": [*base, "--python-environment", str(empty), str(root)],
             "off": [*base, "--no-installed-packages", str(root)],
         }

@@ -267,6 +267,13 @@ def _listed(names: bytes) -> list[tuple[str, str]]:
     return found
 
 
+def installed_registrar_names(path: Path) -> frozenset[str]:
+    """The names the installed module at ``path`` may bind a registrar to (besides a name that
+    spells the API): :func:`_own_registrars`, kept per file while it is unchanged. A name of
+    an installed module outside it needs no libcst parse to be told no registrar."""
+    return _own.get(path)
+
+
 def _own_registrars(path: Path) -> frozenset[str]:
     """The registrar names the module binds itself (:func:`registrar_names`), if it spells the
     API; the module is parsed only when its text may bind one (:func:`_may_bind_registrars`:

@@ -35,14 +35,16 @@ from checker.facts.scopes.tree import Binding, BindingKind
 from checker.index.change_scan import ChangeScans, Scanned
 from checker.index.change_walk import Below
 from checker.index.dependencies import Dependencies
+from checker.index.excerpts import excerpt
+from checker.index.installed_registrars import installed_registrar_names
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
 from checker.reading.discovery import DEFAULT_EXCLUDES
-from checker.reading.environment import import_roots
+from checker.reading.environment import import_roots, is_installed
 from checker.reading.exhaustive import exhaustive
 from checker.reading.forms import names_registrar
 from checker.reading.packages import candidates, module_file, names_a_submodule
-from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
+from checker.reading.source import PREFILTER, Unanalysable, decode, python_gate, read_source
 from checker.spec.links import Place, Registrar, Via
 from checker.spec.torch_api import Marker
 from checker.spec.well_known import WELL_KNOWN_REGISTRARS
@@ -73,6 +75,8 @@ class Project:
         self._found_registered: frozenset[str] = frozenset()
         self._told: dict[int, tuple[str, ...]] = {}
         self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
+        #: Installed modules parsed as an excerpt (:mod:`checker.index.excerpts`): the names it covers.
+        self._covered: dict[Path, frozenset[str]] = {}
         self._dropped = 0
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
@@ -135,16 +139,28 @@ class Project:
         if key not in self._candidates:
             self._candidates[key] = candidates(Path(importer), qualified)
         for module_path, attribute in self._candidates[key]:
+            names = self._imported_beside(importer, qualified, attribute)
             if require_api:
                 home = self._home(importer, module_path, attribute)
                 if home is None:
                     continue
+                if home != (module_path, attribute):
+                    names = frozenset({home[1]})
                 module_path, attribute = home
-            facts = self.facts(module_path, require_api)
+            facts = self.facts(module_path, require_api, names=names)
             if facts is not None:
                 self._deps.consulted(importer, self._deps.key(facts.path), facts.digest)
                 return facts, attribute
         return None
+
+    def _imported_beside(self, importer: str, qualified: str, attribute: str) -> frozenset[str]:
+        """``attribute`` and the other names the importer's top-level imports take from the
+        module ``qualified`` names it in (``from diffusers.models.attention import
+        AttentionMixin, FeedForward``): an excerpt of an installed module made for all of
+        them at once is not made again for each (an excerpt is a subset, so no answer changes)."""
+        module = qualified.removesuffix(attribute)
+        names = {name.removeprefix(module) for name in self._outlines.imports(Path(importer)).values()}
+        return frozenset({attribute, *(name for name in names if name.isidentifier())})
 
     def _home(self, importer: str, path: Path, attribute: str) -> tuple[Path, str] | None:
         """Where ``attribute`` of ``path`` may be bound to a registrar (:meth:`_registrar_home`),
@@ -172,7 +188,7 @@ class Project:
         any module may be: its facts say.)"""
         if exhaustive():
             return path, attribute
-        if self._outlines.mentions_api(path):
+        if self._outlines.mentions_api(path) and self._may_be_registrar(path, attribute):
             outline = self._outlines.of(path)
             if outline.registers and attribute not in outline.not_registrars:
                 return path, attribute
@@ -181,6 +197,24 @@ class Project:
             return None
         through.append(further[0])
         return self._registrar_home(*further, through)
+
+    def _may_be_registrar(self, path: Path, attribute: str) -> bool:
+        """Whether ``attribute`` of ``path`` may be a registrar as the text tier reads an
+        installed module (its own registrar names, or a name that spells the API): a
+        package's module is parsed with libcst for it only then (``dispatch_attention_fn``,
+        which forwards its parameters, is no wrapper of the API: diffusers'
+        ``attention_dispatch.py`` is never parsed for it). A module of the project: its outline says."""
+        if not self._excerpted(path):
+            return True
+        return names_registrar(attribute) or attribute in installed_registrar_names(path)
+
+    def _excerpted(self, path: Path) -> bool:
+        """Whether ``path`` is read for the names asked of it alone (:mod:`checker.index.excerpts`):
+        a module of an installed package outside the checked paths, in a normal run."""
+        if exhaustive() or not is_installed(path):
+            return False
+        real = path.resolve()
+        return not any(real.is_relative_to(checked) for checked in import_roots().checked)
 
     def _vetted(self, key: Path, stamp: Stamp) -> bool:
         """Whether CPython's parser already found ``key``, as it is now, safe for libcst (an outline)."""
@@ -329,7 +363,7 @@ class Project:
 
     def markers(self, module: str, name: str, checked: str) -> list[tuple[Marker, Place]]:
         self._deps.looked(checked, self._deps.key(module), self._deps.digest(self._deps.key(module)))
-        facts = self.facts(Path(module), require_api=False)
+        facts = self.facts(Path(module), require_api=False, names=frozenset({name}))
         if facts is None:
             return []
         places = facts.capture_finder.places
@@ -364,7 +398,7 @@ class Project:
         return where
 
     def _target_at(self, path: Path, name: str) -> Target | None:
-        facts = self.facts(path, require_api=False)
+        facts = self.facts(path, require_api=False, names=frozenset({name}))
         if facts is None:
             return None
         definitions = {b.definition for b in facts.tree.module.bindings.get(name, []) if b.kind is BindingKind.FUNCTION}
@@ -422,6 +456,7 @@ class Project:
             return  # stdin, or a file that went away
         facts.digest = digest
         self._deps.forget(str(key))
+        self._covered.pop(key, None)  # (the whole module)
         self._keep(key, (stamp, facts))
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
@@ -431,7 +466,10 @@ class Project:
                 return facts
         return None
 
-    def facts(self, path: Path, require_api: bool = True) -> ModuleFacts | None:
+    def facts(self, path: Path, require_api: bool = True, names: frozenset[str] | None = None) -> ModuleFacts | None:
+        """The facts of the module at ``path``; ``names``: the only names the caller asks
+        about (an installed module is then parsed as the excerpt they reach, widened when
+        another name is asked later), else the whole module."""
         key = path.resolve()
         stamp = file_stamp(key)
         if key in self._building or stamp is None:
@@ -439,11 +477,16 @@ class Project:
         cached = self._facts.get(key)
         if cached is not None and cached[1] is None and not require_api and cached[0] == stamp:
             cached = None  # skipped before for not mentioning the API; now any module will do
+        covered = self._covered.get(key) if cached is not None else None
+        if covered is not None and (names is None or not names <= covered):
+            cached = None  # an excerpt that leaves out a name now asked
         if cached is None or cached[0] != stamp or self._stale(str(key)):  # a long-lived process must see edits
             self._building.add(key)
             self._deps.forget(str(key))
+            covering = None if names is None or not self._excerpted(key) else (covered or frozenset()) | names
+            self._covered.pop(key, None)
             try:
-                cached = (stamp, self._parse(key, require_api, vetted=self._vetted(key, stamp)))
+                cached = (stamp, self._parse(key, require_api, vetted=self._vetted(key, stamp), covering=covering))
             finally:
                 self._building.discard(key)
         self._keep(key, cached)
@@ -458,10 +501,14 @@ class Project:
             if self._dropped % _COLLECT_EVERY == 0:
                 gc.collect()
 
-    def _parse(self, path: Path, require_api: bool = True, vetted: bool = False) -> ModuleFacts | None:
+    def _parse(
+        self, path: Path, require_api: bool = True, vetted: bool = False, covering: frozenset[str] | None = None
+    ) -> ModuleFacts | None:
         """The facts of the module at ``path``, as the engine would build them (one pipeline:
         :mod:`checker.index.pipeline`), or None when it cannot be read or analysed.
-        ``vetted``: CPython's parser already found the file safe for libcst."""
+        ``vetted``: CPython's parser already found the file safe for libcst; ``covering``:
+        the names an excerpt of the module is made for (None: all of it; an excerpt made is
+        recorded as covering them)."""
         try:
             data = read_source(path)
             if data is None:
@@ -472,7 +519,17 @@ class Project:
             decoded = decode(data)  # (bytes replaced only where CPython lets them be: its names hold)
             if isinstance(decoded, Unanalysable):
                 return None
-            parsed = parse(decoded.text, str(path), self, vetted=vetted)
+            text = decoded.text
+            if covering is not None:
+                gate = python_gate(text)
+                if gate.refused is not None:
+                    return None
+                made = excerpt(text, gate.tree, covering) if gate.tree is not None else None
+                vetted = vetted or gate.tree is not None  # (the gate is not passed again)
+                if made is not None:  # (else all of it: newer syntax than CPython's, or most of it kept)
+                    text = made
+                    self._covered[path] = covering
+            parsed = parse(text, str(path), self, vetted=vetted)
         except (OSError, RecursionError, SyntaxError):
             # (SyntaxError: a text CPython's parser rejects that its outline let through as
             # newer syntax, ``def f(:``, which libcst refuses too.)
