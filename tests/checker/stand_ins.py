@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from rewrites import PACKAGE, Program
+from rewrites.program import SITE_PACKAGES, module_name
 
 _CALLS: list[tuple[str, tuple[object, ...]]] = []
 #: Decorators that make an object of their own from the function (with ``register_fake``).
@@ -138,6 +139,8 @@ def shape(obj: object) -> object:
     if isinstance(obj, types.MethodType):
         return ("method", shape(obj.__func__))
     if isinstance(obj, types.FunctionType):
+        if not (obj.__module__ or "").startswith(PACKAGE):
+            return None  # a library's, as a stand-in is: what a rewrite imports (a helper) is not compared
         return ("function", obj.__code__.co_argcount, obj.__code__.co_varnames)
     if isinstance(obj, type):
         if obj.__module__.startswith(PACKAGE):
@@ -179,10 +182,12 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _libraries(program: Program) -> frozenset[str]:
+    """The top-level modules the program imports that it does not provide itself."""
     names = set()
     for path in program.modules:
         names |= set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", program.source(path), re.MULTILINE))
-    return frozenset(n for n in names if n not in sys.stdlib_module_names and n != PACKAGE)
+    provided = {module_name(path).partition(".")[0] for path in program.modules}
+    return frozenset(n for n in names if n not in sys.stdlib_module_names and n not in provided | {PACKAGE})
 
 
 def _undefined(program: Program) -> set[str]:
@@ -213,7 +218,8 @@ def _isolated(root: Path, libraries: frozenset[str], undefined: set[str]) -> Ite
     for name in list(sys.modules):
         if name.partition(".")[0] in libraries | {PACKAGE}:
             del sys.modules[name]
-    sys.path.insert(0, str(root))
+    # a src layout and installed packages import as they would in a project with its venv
+    sys.path[:0] = [str(root), str(root / "src"), str(root / SITE_PACKAGES)]
     sys.meta_path[:0] = [_Finder(libraries)]
     sys.meta_path.append(_Finder(None))
     sys.dont_write_bytecode = True
@@ -233,7 +239,8 @@ def _isolated(root: Path, libraries: frozenset[str], undefined: set[str]) -> Ite
             del sys.modules[name]
         sys.modules.update(saved)
         sys.path[:], sys.meta_path[:], sys.dont_write_bytecode = path, meta, bytecode
-        sys.path_importer_cache.pop(str(root), None)
+        for folder in (root, root / "src", root / SITE_PACKAGES):
+            sys.path_importer_cache.pop(str(folder), None)
 
 
 class Ran(NamedTuple):
@@ -243,19 +250,20 @@ class Ran(NamedTuple):
 
 
 def run(program: Program, modules: list[str]) -> Ran:
-    """Import ``modules`` (paths under ``pkg/``) of ``program``, in order, against stand-ins."""
+    """Import ``modules`` (paths of ``program``, as :func:`~rewrites.program.module_name` names
+    them) in order, against stand-ins; errors and namespaces are keyed by module name."""
     errors, namespaces = {}, {}
     with tempfile.TemporaryDirectory() as folder, _isolated(Path(folder), _libraries(program), _undefined(program)):
         program.write(Path(folder))
         importlib.invalidate_caches()
         for path in modules:
-            name = path.removesuffix(".py").replace("/", ".")
+            name = module_name(path)
             try:
                 module = importlib.import_module(name)
             except Exception as error:  # noqa: BLE001 - the original may fail too; both must fail alike
-                errors[path] = type(error).__name__
+                errors[name] = type(error).__name__
                 continue
-            namespaces[path] = Counter(
+            namespaces[name] = Counter(
                 s for k, v in vars(module).items() if not k.startswith("__") and (s := shape(v)) is not None
             )
         calls = Counter(_CALLS)

@@ -17,12 +17,14 @@ registration reads neither.
 The analysis is syntactic (libcst's scope provider) and knows the registrar
 spellings the fixtures use (:class:`~rewrites.program.Registrars`); it never asks the
 checker. :mod:`.program` holds the model and the analysis, :mod:`.moves` the rewrites
-that move definitions, :mod:`.spellings` those that respell them; :data:`REWRITES`
-names them all, as the test ids do.
+that move definitions, :mod:`.spellings` those that respell them, :mod:`.elsewhere`
+those that register them from another module, a script or an installed package;
+:data:`REWRITES` names them all, as the test ids do.
 """
 
 from __future__ import annotations
 
+from .elsewhere import SPELLINGS, register_elsewhere, register_from_a_script, register_through_an_installed_helper
 from .moves import define_later, move_def, reexport
 from .program import PACKAGE, Inapplicable, Line, Origin, Outcome, Program, Project, Rewrite, Rewritten, written
 from .spellings import (
@@ -31,15 +33,18 @@ from .spellings import (
     alias_torch,
     call_form,
     decorator_form,
+    list_form,
     rebinding_form,
     registration_sites,
     rename_def,
     rename_global,
+    tuple_form,
 )
 
 __all__ = [
     "PACKAGE",
     "REWRITES",
+    "SPELLINGS",
     "Inapplicable",
     "Line",
     "Origin",
@@ -112,4 +117,10 @@ REWRITES: dict[str, Rewrite] = {
     "move-def+rebinding-form": then(move_def, rebinding_form),
     "rename-def": rename_def,
     "rename-global": rename_global,
+    "list-form": list_form,
+    "tuple-form": tuple_form,
+    **{f"register-elsewhere-{name}": register_elsewhere(name) for name in SPELLINGS},
+    "register-from-a-script": register_from_a_script,
+    "register-through-an-installed-helper": register_through_an_installed_helper("wrapper"),
+    "register-through-an-installed-alias": register_through_an_installed_helper("alias"),
 }

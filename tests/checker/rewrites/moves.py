@@ -9,6 +9,7 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .program import (
     PACKAGE,
@@ -18,6 +19,7 @@ from .program import (
     Program,
     Project,
     Top,
+    dotted,
     fresh,
     future_and_imports,
     has_global,
@@ -236,14 +238,36 @@ def reexport(program: Program) -> Outcome:
                 for impl, (_, _, uses) in impls.items()
             }
         )
-        init = [Line(line.text, line.origin) for line in program.modules.get(f"{PACKAGE}/__init__.py", ())]
-        init += [
+        init = list(program.modules.get(f"{PACKAGE}/__init__.py", ()))
+        at = _after_preamble(init)
+        reexports = [
             line
             for impl in order.static_order()
             for line in written(f"from .{impl} import {', '.join(impls[impl][1])}")
         ]
-        changed[f"{PACKAGE}/__init__.py"] = init
+        # before the package's own imports: a module they import may import the def from the package
+        changed[f"{PACKAGE}/__init__.py"] = init[:at] + reexports + init[at:]
     return outcome(program, changed, done, declined, "no module-level def or class is registered")
+
+
+def _after_preamble(lines: list[Line]) -> int:
+    """The index of the first line after a module's docstring and ``from __future__`` imports."""
+    if not lines:
+        return 0
+    module = cst.parse_module("".join(line.text for line in lines))
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    at = 0
+    for statement in module.body:
+        body = statement.body if isinstance(statement, cst.SimpleStatementLine) else []
+        docstring = (
+            at == 0 and len(body) == 1 and isinstance(body[0], cst.Expr) and isinstance(body[0].value, cst.SimpleString)
+        )
+        future = bool(body) and isinstance(body[0], cst.ImportFrom) and dotted(body[0].module) == "__future__"
+        if not (docstring or future):
+            break
+        at = positions[statement].end.line
+    return at
 
 
 def _bound_name(top: Top) -> str:

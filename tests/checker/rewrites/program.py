@@ -19,6 +19,8 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider, ScopeProvider
 
 PACKAGE = "pkg"
+#: Where a program's installed packages go (``venv/...``): checked as the environment, not as the project.
+SITE_PACKAGES = "venv/lib/python3.11/site-packages"
 
 
 class Origin(NamedTuple):
@@ -73,6 +75,22 @@ class Program:
         for path in self.modules:
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(self.source(path), encoding="utf-8")
+        if self.installs():
+            (root / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+
+    def installs(self) -> bool:
+        """Whether the program comes with installed packages (under :data:`SITE_PACKAGES`)."""
+        return any(installed(path) for path in self.modules)
+
+
+def installed(path: str) -> bool:
+    return path.startswith(SITE_PACKAGES + "/")
+
+
+def module_name(path: str) -> str:
+    """``pkg.kernels`` for ``pkg/kernels.py``, ``src/pkg/kernels.py`` and an installed ``.../site-packages/x``."""
+    path = path.removeprefix(SITE_PACKAGES + "/").removeprefix("src/").removesuffix(".py")
+    return path.removesuffix("/__init__").replace("/", ".")
 
 
 class Rewritten(NamedTuple):
@@ -245,25 +263,43 @@ class Parsed:
     def strings(self) -> set[str]:
         """The string literals of the module, less string annotations (those are read as names)."""
         annotations = {id(node) for accesses in self.accesses.values() for node in accesses}
+        annotations |= {id(node) for strings in self.exported().values() for node in strings}
         return {
             node.evaluated_value  # type: ignore[misc]
             for node in walk(self.module)
             if isinstance(node, cst.SimpleString) and id(node) not in annotations
         }
 
+    def exported(self) -> dict[str, list[cst.SimpleString]]:
+        """The names ``__all__`` lists, with their strings: a rename respells those too."""
+        found: dict[str, list[cst.SimpleString]] = {}
+        for node in walk(self.module):
+            if isinstance(node, (cst.Assign, cst.AugAssign)) and "__all__" in {
+                dotted(t.target)
+                for t in getattr(node, "targets", [node])  # type: ignore[attr-defined]
+            }:
+                for string in walk(node.value):
+                    if isinstance(string, cst.SimpleString):
+                        found.setdefault(string.evaluated_value, []).append(string)  # type: ignore[arg-type]
+        return found
+
     def relative_imports(self) -> dict[str, tuple[str, str]]:
-        """Local name -> (module stem, imported name) for ``from .mod import name``."""
+        """Local name -> (module stem, imported name) for ``from .mod import name`` and
+        ``from pkg.mod import name`` (a module of the package, however it is named)."""
         found = {}
         for node in walk(self.module):
-            if (
-                isinstance(node, cst.ImportFrom)
-                and node.relative
-                and node.module
-                and not isinstance(node.names, cst.ImportStar)
-            ):
-                for alias in node.names:
-                    local = alias.asname.name.value if alias.asname else alias.name.value  # type: ignore[union-attr]
-                    found[local] = (dotted(node.module) or "", alias.name.value)  # type: ignore[union-attr]
+            if not isinstance(node, cst.ImportFrom) or not node.module or isinstance(node.names, cst.ImportStar):
+                continue
+            module = dotted(node.module) or ""
+            if node.relative:
+                stem = module
+            elif module.startswith(PACKAGE + "."):
+                stem = module.removeprefix(PACKAGE + ".")
+            else:
+                continue
+            for alias in node.names:
+                local = alias.asname.name.value if alias.asname else alias.name.value  # type: ignore[union-attr]
+                found[local] = (stem, alias.name.value)  # type: ignore[union-attr]
         return found
 
 
@@ -282,6 +318,7 @@ class Registrars:
 
     def __init__(self, parsed: Sequence[Parsed]) -> None:
         self.names = {"allow_in_graph"}
+        self.aliases = {"allow_in_graph"}  #: names bound to torch's allow_in_graph itself, not to a wrapper
         grown = True
         while grown:
             before = len(self.names)
@@ -292,9 +329,15 @@ class Registrars:
     def _grow(self, p: Parsed) -> None:
         for node in walk(p.module):
             if isinstance(node, cst.ImportAlias) and (dotted(node.name) or "").endswith("allow_in_graph"):  # type: ignore[arg-type]
-                self.names.add(node.asname.name.value if node.asname else "allow_in_graph")  # type: ignore[union-attr]
+                local = node.asname.name.value if node.asname else "allow_in_graph"  # type: ignore[union-attr]
+                self.names.add(local)
+                if (dotted(node.name) or "").split(".")[-1] == "allow_in_graph":  # type: ignore[arg-type]
+                    self.aliases.add(local)
             elif isinstance(node, cst.Assign) and self(node.value) and not isinstance(node.value, cst.Call):
-                self.names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+                targets = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+                self.names.update(targets)
+                if self.direct(node.value):
+                    self.aliases.update(targets)
         for top in p.defs():
             if isinstance(top.node, cst.FunctionDef) and self._forwards(top.node):
                 self.names.add(top.name)
@@ -307,6 +350,11 @@ class Registrars:
             and any(isinstance(arg.value, cst.Name) and arg.value.value in params for arg in call.args)
             for call in walk(fn.body)
         )
+
+    def direct(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` is torch's ``allow_in_graph`` itself (which takes a list), not a wrapper."""
+        name = dotted(expr)
+        return name is not None and (name.endswith(".allow_in_graph") or name in self.aliases)
 
     def __call__(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Call):
@@ -365,7 +413,8 @@ class Project:
         return [top for top in p.defs() if top.name in chosen and chosen[top.name] is top]
 
     def modules(self) -> list[Parsed]:
-        return [p for path, p in self.parsed.items() if not path.endswith("__init__.py")]
+        """The modules of the project (not ``__init__.py``, not an installed package's)."""
+        return [p for path, p in self.parsed.items() if not path.endswith("__init__.py") and not installed(path)]
 
 
 def splice(lines: Sequence[Line], edits: Iterable[tuple[int, int, int, str]]) -> list[Line]:

@@ -177,7 +177,20 @@ def _comment(p: Parsed, line: int) -> str:
     return match.group(0) if match else ""
 
 
-def _switch(program: Program, form: str) -> Outcome:
+#: A registration written in each form, from the registrar's source and the name registered.
+FORMS = {
+    "decorator": "@{registrar}",
+    "call": "{registrar}({name})",
+    "rebinding": "{name} = {registrar}({name})",
+    "list": "{registrar}([{name}])",
+    "tuple": "{registrar}(({name},))",
+}
+
+
+def switch(program: Program, form: str) -> Outcome:
+    """Every registration by name written in ``form`` (a key of :data:`FORMS`). A list or a
+    tuple is given only to torch's ``allow_in_graph`` itself, which registers each element
+    and returns a list: a call statement, so that the name stays bound to the def."""
     project = Project(program)
     changed: dict[str, list[Line]] = {}
     done: list[str] = []
@@ -186,6 +199,10 @@ def _switch(program: Program, form: str) -> Outcome:
         sites, reasons = registration_sites(project, p)
         declined += reasons
         sites = [site for site in sites if site.form != form]
+        if form in ("list", "tuple"):
+            wrapped = [site for site in sites if not project.registrar.direct(cst.parse_expression(site.registrar))]
+            declined += [f"{p.stem}.{site.name}: {site.registrar} is a wrapper, not allow_in_graph" for site in wrapped]
+            sites = [site for site in sites if site not in wrapped]
         if form == "decorator":
             declined += [f"{p.stem}.{site.name}: {site.not_hoistable}" for site in sites if site.not_hoistable]
             sites = [site for site in sites if not site.not_hoistable]
@@ -195,9 +212,7 @@ def _switch(program: Program, form: str) -> Outcome:
         before: dict[int, list[Line]] = {}
         after: dict[int, list[Line]] = {}
         for site in sites:
-            text = {"decorator": f"@{site.registrar}", "call": f"{site.registrar}({site.name})"}.get(
-                form, f"{site.name} = {site.registrar}({site.name})"
-            )
+            text = FORMS[form].format(registrar=site.registrar, name=site.name)
             new = Line(text + site.comment + "\n", p.lines[site.line - 1].origin)
             if form == "decorator":
                 before.setdefault(site.top.first, []).append(new)  # type: ignore[union-attr]
@@ -219,7 +234,7 @@ def _switch(program: Program, form: str) -> Outcome:
 def decorator_form(program: Program) -> Outcome:
     """``reg(f)`` and ``f = reg(f)`` after a module-level def -> ``@reg`` on it (outermost), where
     nothing between the def and the registration uses the def and the registrar is bound above it."""
-    return _switch(program, "decorator")
+    return switch(program, "decorator")
 
 
 def call_form(program: Program) -> Outcome:
@@ -227,13 +242,13 @@ def call_form(program: Program) -> Outcome:
     name imported from another module): torch's ``allow_in_graph`` returns its argument, so the
     name is bound to the same object either way. Bound methods, lists and a result bound to
     another name are left alone: there the forms differ."""
-    return _switch(program, "call")
+    return switch(program, "call")
 
 
 def rebinding_form(program: Program) -> Outcome:
     """``@reg`` (outermost) and ``reg(f)`` -> ``f = reg(f)`` right after the def, or in place (an
     imported name is then rebound in the registering module, to the same object)."""
-    return _switch(program, "rebinding")
+    return switch(program, "rebinding")
 
 
 # -- 6. rename -------------------------------------------------------------------------
@@ -254,15 +269,24 @@ def _rename(program: Program, pick: Callable[[Project, Parsed], list[str]], noth
                 project.parsed.values(),
                 name + ("_v2" if name.lower() != name.upper() and name != name.upper() else "_V2"),
             )
-            edits.setdefault(p.path, []).extend(_binding_edits(p, name, new))
-            for q in project.modules():
-                imported = [
-                    local for local, (stem, orig) in q.relative_imports().items() if stem == p.stem and orig == name
-                ]
-                for local in imported:
-                    edits.setdefault(q.path, []).extend(_import_edits(q, name, new, local == name))
+            edits.setdefault(p.path, []).extend(_binding_edits(p, name, new) + _export_edits(p, name, new))
+            # an importer that keeps the name re-exports it: its importers import the new name too
+            exporters, seen = [p.stem], {p.stem}
+            while exporters:
+                stem = exporters.pop()
+                for q in project.parsed.values():
+                    imported = [
+                        local for local, (of, orig) in q.relative_imports().items() if of == stem and orig == name
+                    ]
+                    for local in imported:
+                        edits.setdefault(q.path, []).extend(_import_edits(q, name, new, local == name))
+                        if local == name:
+                            edits[q.path] += _export_edits(q, name, new)
+                            if q.stem not in seen:
+                                seen.add(q.stem)
+                                exporters.append(q.stem)
             done.append(f"{p.stem}.{name} -> {new}")
-    changed = {path: splice(project.parsed[path].lines, found) for path, found in edits.items()}
+    changed = {path: splice(project.parsed[path].lines, sorted(set(found))) for path, found in edits.items()}
     return outcome(program, changed, done, declined, nothing)
 
 
@@ -278,17 +302,19 @@ def _binding_edits(p: Parsed, name: str, new: str) -> list[tuple[int, int, int, 
     return sorted(set(edits))
 
 
+def _export_edits(p: Parsed, name: str, new: str) -> list[tuple[int, int, int, str]]:
+    """``"f"`` -> ``"f_v2"`` in the module's ``__all__``."""
+    return [e for string in p.exported().get(name, []) for e in rename_edits(p, string, name, new)]
+
+
 def _import_edits(q: Parsed, name: str, new: str, unaliased: bool) -> list[tuple[int, int, int, str]]:
     """In a module that imports ``name``: the imported name, and the local name with its uses when unaliased."""
     edits = []
     for node in walk(q.module):
         if isinstance(node, cst.ImportAlias) and isinstance(node.name, cst.Name) and node.name.value == name:
             edits += rename_edits(q, node.name, name, new)
-    return edits + (_binding_edits_local(q, name, new) if unaliased else [])
-
-
-def _binding_edits_local(q: Parsed, name: str, new: str) -> list[tuple[int, int, int, str]]:
-    return [e for access in q.accesses.get(name, []) for e in rename_edits(q, access, name, new)]
+    # unaliased, the local name is respelt where it is read and where it is rebound (``f = reg(f)``)
+    return edits + (_binding_edits(q, name, new) if unaliased else [])
 
 
 def rename_def(program: Program) -> Outcome:
@@ -313,3 +339,13 @@ def rename_global(program: Program) -> Outcome:
         return names
 
     return _rename(program, captured, "the registered defs read no module-level name bound by an assignment")
+
+
+def list_form(program: Program) -> Outcome:
+    """Every registration by torch's ``allow_in_graph`` -> ``allow_in_graph([f])`` after the def, or in place."""
+    return switch(program, "list")
+
+
+def tuple_form(program: Program) -> Outcome:
+    """Every registration by torch's ``allow_in_graph`` -> ``allow_in_graph((f,))`` after the def, or in place."""
+    return switch(program, "tuple")
