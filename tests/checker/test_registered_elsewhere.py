@@ -205,3 +205,40 @@ def test_torch_functions_whose_bool_result_dynamo_folds_are_not_judged(
     _, found = aigcheck("--no-cache", "--select", "AIG2", "torch")
     assert_marked(tmp_path, found)
     assert [finding.column for finding in found] == [28, 12]  # the annotation, the returned value
+
+
+# -- a def re-exported by the package and imported back by its old module ----------------
+
+IMPL = """
+import torch
+
+W = torch.ones(4)
+
+def scaled(x):
+    return x * W  # AIG301
+"""
+#: ``__init__.py`` binds ``scaled`` twice: from ``_impl``, then from ``ops`` (which took it
+#: from the package): the second import is the same object, bound again.
+INIT = """
+from ._impl import scaled
+from .ops import scaled
+"""
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        "import torch\nfrom . import scaled\n\ntorch.compiler.allow_in_graph(scaled)\n",
+        "import torch\nfrom . import scaled\n\nscaled = torch.compiler.allow_in_graph(scaled)\n",
+        "import torch\nfrom pkg import scaled\n\nscaled = torch.compiler.allow_in_graph(scaled)\n",
+    ],
+    ids=["call", "rebinding", "absolute-rebinding"],
+)
+@pytest.mark.parametrize("checked", ["pkg", "pkg/ops.py"])
+def test_a_def_bound_twice_by_the_package_is_followed_to_its_def(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ops: str, checked: str
+) -> None:
+    write(tmp_path, {"pkg/__init__.py": INIT, "pkg/_impl.py": IMPL, "pkg/ops.py": ops})
+    monkeypatch.chdir(tmp_path)
+    _, found = aigcheck("--no-cache", checked)
+    assert_marked(tmp_path, found)
