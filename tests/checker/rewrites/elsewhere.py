@@ -98,7 +98,9 @@ class _Registering:
         statements = _library_imports(p, head)
         if statements:
             text = [Line(line.text, None) for top in statements for line in lines_of(p, top)]
-            self._bind(head, "".join(line.text for line in text))
+            # ``import torch`` and ``import torch._dynamo`` both bind the package torch
+            plain = all(re.fullmatch(rf"import {head}(\.[\w.]+)?\s*(#.*)?", line.text.strip()) for line in text)
+            self._bind(head, f"the library {head}" if plain else "".join(line.text for line in text))
             self.copied += [line for line in text if line.text not in {copied.text for copied in self.copied}]
             return chain
         if not p.bindings.get(head) or not p.final_before(head, len(p.lines) + 1):
@@ -120,19 +122,21 @@ def _library_imports(p: Parsed, name: str) -> list[Top]:
     """The module-level statements binding ``name``, when every binding is an import from a
     library (``import torch`` and ``import torch._dynamo``): copied, they bind the same."""
     tops = [p.owner(p.line(binding)) for binding in p.bindings.get(name, [])]
-    if not tops or any(top is None or not isinstance(top.node, cst.SimpleStatementLine) for top in tops):
-        return []
+    found: list[Top] = []
     for top in tops:
-        statement = top.node.body[0]  # type: ignore[union-attr]
-        if not isinstance(statement, (cst.Import, cst.ImportFrom)) or (
-            isinstance(statement, cst.ImportFrom) and statement.relative
-        ):
+        statement = top.node.body[0] if top is not None and isinstance(top.node, cst.SimpleStatementLine) else None
+        if not _imports_a_library(statement):
             return []
-        if (dotted(statement.module) if isinstance(statement, cst.ImportFrom) and statement.module else "").startswith(
-            PACKAGE
-        ):
-            return []
-    return sorted(set(tops), key=lambda top: top.first)  # type: ignore[arg-type]
+        found += [top] if top not in found else []  # type: ignore[list-item]
+    return sorted(found, key=lambda top: top.first)
+
+
+def _imports_a_library(statement: cst.BaseSmallStatement | None) -> bool:
+    if isinstance(statement, cst.Import):
+        return True
+    if not isinstance(statement, cst.ImportFrom) or statement.relative or statement.module is None:
+        return False
+    return not (dotted(statement.module) or "").startswith(PACKAGE)
 
 
 def _movable(p: Parsed, site: Site) -> None:
