@@ -293,6 +293,11 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     "tests/checker/test_globs.py": ("checker.reading.globs",),
     # What the index parses of an installed module, asked as a run asks it (within its import roots).
     "tests/checker/test_installed_excerpts.py": ("checker.index", "checker.reading.environment"),
+    "tests/checker/test_installed_method_bodies.py": (
+        "checker.index",
+        "checker.reading.environment",
+        "checker.facts.kinds",
+    ),
     "tests/checker/test_mentions.py": ("checker.reading.mentions", "checker.reading.source"),
     "tests/checker/test_noqa.py": ("checker.output.noqa",),
     "tests/checker/test_pool.py": ("checker.passes.pool",),

@@ -27,6 +27,8 @@ from collections.abc import Set
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+#: A method, as CPython's tree has it.
+Method = ast.FunctionDef | ast.AsyncFunctionDef
 #: The share of the module's characters above which an excerpt is not worth making.
 WHOLE_ENOUGH = 0.75
 
@@ -72,3 +74,51 @@ def excerpt(text: str, tree: ast.Module, names: Set[str]) -> str | None:
 
 def _ending(line: str) -> str:
     return line[len(line.rstrip("\r\n")) :]
+
+
+def without_method_bodies(
+    text: str, tree: ast.Module, keep: Set[str], kept: Set[tuple[str, str]] = frozenset()
+) -> tuple[str, dict[str, dict[str, list[Method]]]]:
+    """``text`` (or an excerpt of it: ``tree`` is CPython's tree of the text it was made
+    from) with the body of each method of a top-level class replaced by ``...`` on its
+    first line and blank lines after it (lines kept), save where the body is on the ``def``
+    line, holds one of ``keep`` (a registrar's name, a marker, ``global``: what a module's
+    own facts read in a body) or is one of ``kept`` (class, method); and, per class, per
+    method name, the definitions whose bodies are left out (:func:`attributes_set` says what
+    they may set). A class's kind rests on its header and the names its body binds; a body
+    is read only when its method, or an attribute it may set, is asked
+    (:class:`checker.facts.kinds.classes.LeftOutBodies`)."""
+    lines = _LINE.findall(text)
+    left: dict[str, dict[str, list[Method]]] = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.ClassDef):
+            continue
+        for member in statement.body:
+            if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or (statement.name, member.name) in kept:
+                continue
+            first, end = member.body[0].lineno - 1, min(member.end_lineno or member.lineno, len(lines))
+            if first <= member.lineno - 1 or first >= len(lines) or not lines[first].strip():
+                continue  # (on the ``def`` line, or left out of the excerpt already)
+            body = "".join(lines[first:end])
+            indent = lines[first][: member.body[0].col_offset]
+            if indent.strip() or any(word in body for word in keep):
+                continue
+            left.setdefault(statement.name, {}).setdefault(member.name, []).append(member)
+            for index in range(first, end):
+                lines[index] = _ending(lines[index])
+            lines[first] = f"{indent}...{_ending(lines[first]) or chr(10)}"
+    return "".join(lines), left
+
+
+def attributes_set(function: Method) -> set[str]:
+    """The attributes a function's body may set: stored to (of any object), or named by a
+    ``register_...`` call's first argument."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            first = node.args[0]
+            if node.func.attr.startswith("register_") and isinstance(first, ast.Constant):
+                found.add(str(first.value))
+    return found

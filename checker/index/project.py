@@ -35,8 +35,9 @@ from checker.facts.scopes.tree import Binding, BindingKind
 from checker.index.change_scan import ChangeScans, Scanned
 from checker.index.change_walk import Below
 from checker.index.dependencies import Dependencies
-from checker.index.excerpts import excerpt
+from checker.index.excerpts import Method, excerpt, without_method_bodies
 from checker.index.installed_registrars import installed_registrar_names
+from checker.index.left_out import LeftOut
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
 from checker.reading.discovery import DEFAULT_EXCLUDES
@@ -77,6 +78,10 @@ class Project:
         self._facts: OrderedDict[Path, tuple[Stamp, ModuleFacts | None]] = OrderedDict()
         #: Installed modules parsed as an excerpt (:mod:`checker.index.excerpts`): the names it covers.
         self._covered: dict[Path, frozenset[str]] = {}
+        #: Installed modules parsed for the method bodies of a class (their parse leaves them out).
+        self._with_bodies: OrderedDict[tuple[Path, frozenset[tuple[str, str]]], tuple[Stamp, ModuleFacts | None]]
+        self._with_bodies = OrderedDict()
+        self._latest_bodies: dict[Path, tuple[Stamp, frozenset[tuple[str, str]]]] = {}
         self._dropped = 0
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
@@ -461,7 +466,7 @@ class Project:
 
     def owner_of(self, node: cst.CSTNode) -> ModuleFacts | None:
         """The parsed module a definition node belongs to."""
-        for _, facts in self._facts.values():
+        for _, facts in (*self._facts.values(), *self._with_bodies.values()):
             if facts is not None and node in facts.tree.scope_of:
                 return facts
         return None
@@ -502,13 +507,20 @@ class Project:
                 gc.collect()
 
     def _parse(
-        self, path: Path, require_api: bool = True, vetted: bool = False, covering: frozenset[str] | None = None
+        self,
+        path: Path,
+        require_api: bool = True,
+        vetted: bool = False,
+        covering: frozenset[str] | None = None,
+        bodies: frozenset[tuple[str, str]] | None = None,
     ) -> ModuleFacts | None:
         """The facts of the module at ``path``, as the engine would build them (one pipeline:
         :mod:`checker.index.pipeline`), or None when it cannot be read or analysed.
         ``vetted``: CPython's parser already found the file safe for libcst; ``covering``:
         the names an excerpt of the module is made for (None: all of it; an excerpt made is
-        recorded as covering them)."""
+        recorded as covering them), its classes' methods parsed without their bodies
+        (:mod:`checker.index.left_out`); ``bodies``: all of it, the bodies of these (class,
+        method) kept (the others left out)."""
         try:
             data = read_source(path)
             if data is None:
@@ -520,16 +532,24 @@ class Project:
             if isinstance(decoded, Unanalysable):
                 return None
             text = decoded.text
-            if covering is not None:
+            left_out: dict[str, dict[str, list[Method]]] = {}
+            if covering is not None or bodies is not None:
                 gate = python_gate(text)
                 if gate.refused is not None:
                     return None
-                made = excerpt(text, gate.tree, covering) if gate.tree is not None else None
+                made = excerpt(text, gate.tree, covering) if gate.tree is not None and covering is not None else None
                 vetted = vetted or gate.tree is not None  # (the gate is not passed again)
                 if made is not None:  # (else all of it: newer syntax than CPython's, or most of it kept)
                     text = made
-                    self._covered[path] = covering
+                    self._covered[path] = covering or frozenset()
+                if gate.tree is not None:
+                    keep = _body_words(path, data)
+                    text, left_out = without_method_bodies(text, gate.tree, keep, bodies or frozenset())
             parsed = parse(text, str(path), self, vetted=vetted)
+            if left_out and isinstance(parsed, Parsed):
+                parsed.facts.inference.left_out = LeftOut(
+                    parsed.facts, left_out, lambda wanted: self._parsed_with_bodies(path, wanted)
+                )
         except (OSError, RecursionError, SyntaxError):
             # (SyntaxError: a text CPython's parser rejects that its outline let through as
             # newer syntax, ``def f(:``, which libcst refuses too.)
@@ -538,6 +558,35 @@ class Project:
             return None
         parsed.facts.digest = hashlib.sha256(data).hexdigest()
         return parsed.facts
+
+    def _parsed_with_bodies(self, path: Path, wanted: frozenset[tuple[str, str]]) -> ModuleFacts | None:
+        """The installed module at ``path`` with the bodies of the ``wanted`` (class, method)
+        and of those wanted before (which its parse left out, :mod:`checker.index.left_out`),
+        the others left out still; each parse kept apart, as its nodes stay in use."""
+        stamp = file_stamp(path)
+        if stamp is None:
+            return None
+        latest = self._latest_bodies.get(path)
+        if latest is not None and latest[0] == stamp:
+            wanted |= latest[1]
+        entry = self._with_bodies.get((path, wanted))
+        if entry is None or entry[0] != stamp:
+            entry = (stamp, self._parse(path, False, vetted=True, bodies=wanted))
+            self._with_bodies[(path, wanted)] = entry
+            self._latest_bodies[path] = (stamp, wanted)
+            while len(self._with_bodies) > _MAX_MODULES:
+                self._with_bodies.popitem(last=False)
+        return entry[1]
+
+
+#: Words a method body keeps itself for (:func:`without_method_bodies`): the module's own facts read
+#: them in a body (a registration, a wrapper of the API, a marker, a name a function rebinds).
+_BODY_WORDS = frozenset({"allow_in_graph", "aigcheck", "noqa", "global", "nonlocal"})
+
+
+def _body_words(path: Path, data: bytes) -> frozenset[str]:
+    """What keeps a method body of the installed module at ``path`` (bytes ``data``) in its parse."""
+    return _BODY_WORDS | installed_registrar_names(path) if PREFILTER in data else _BODY_WORDS
 
 
 #: Bindings that can hold data (not an import, a def or a class): what the outline's ``values`` reads.

@@ -28,6 +28,25 @@ class Resolver(Protocol):
 
     def class_model(self, node: cst.ClassDef) -> ClassModel: ...
 
+    #: Set where the module was parsed with its methods' bodies left out (an installed module).
+    left_out: LeftOutBodies | None
+
+
+class LeftOutBodies(Protocol):
+    """The methods' bodies a module was parsed without (:func:`checker.index.excerpts.without_method_bodies`)."""
+
+    def left_out(self, node: cst.ClassDef, method: str) -> bool:
+        """Whether the body of the method ``method`` of ``node`` was left out."""
+        ...
+
+    def setting(self, node: cst.ClassDef, attr: str) -> frozenset[str]:
+        """The methods of ``node`` whose left-out bodies may set ``attr``."""
+        ...
+
+    def with_bodies(self, node: cst.ClassDef, methods: frozenset[str]) -> ClassModel | None:
+        """``node`` with the bodies of ``methods`` (None: it cannot be found so)."""
+        ...
+
 
 _REGISTER_ATTRIBUTE = {"register_buffer": "buffer", "register_parameter": "parameter", "register_module": "module"}
 
@@ -160,8 +179,22 @@ class ClassModel:
             return UserClass.FROZEN_DATACLASS if options.get("frozen", False) else UserClass.DATACLASS
         return UserClass.PLAIN
 
+    def _with_bodies(self, methods: frozenset[str]) -> ClassModel:
+        """This class, or where its module (an installed one) was parsed without the bodies
+        of ``methods``, the class parsed with them."""
+        left_out = self._inference.left_out
+        if left_out is None or not methods:
+            return self
+        return left_out.with_bodies(self.node, methods) or self
+
+    def _setting(self, attr: str) -> ClassModel:
+        """This class, or the class parsed with the left-out method bodies that may set ``attr``."""
+        left_out = self._inference.left_out
+        return self if left_out is None else self._with_bodies(left_out.setting(self.node, attr))
+
     @cached_property
     def methods(self) -> dict[str, cst.FunctionDef]:
+        """The methods the class body defines (where bodies were left out, as left; see :meth:`method`)."""
         return {
             name: bindings[-1].definition
             for name, bindings in self.body.bindings.items()
@@ -171,6 +204,12 @@ class ClassModel:
     def method(self, name: str) -> tuple[cst.FunctionDef, ClassModel] | None:
         """A method by name, looked up through in-module bases."""
         if name in self.methods:
+            # (the class body binds the same names whole: a left-out body is read for its definition)
+            left_out = self._inference.left_out
+            if left_out is not None and left_out.left_out(self.node, name):
+                whole = self._with_bodies(frozenset({name}))
+                if whole is not self:
+                    return whole.method(name)
             return self.methods[name], self
         for base in self.bases:
             found = base.method(name)
@@ -240,6 +279,8 @@ class ClassModel:
 
     def attribute_kind(self, attr: str, inference: Resolver) -> Inferred:
         """The kind of ``instance.attr``; methods are FUNCTION, unknown attributes UNKNOWN."""
+        if (complete := self._setting(attr)) is not self:
+            return complete.attribute_kind(attr, inference)
         method = self.method(attr)
         if method is not None:
             definition, owner = method
@@ -264,7 +305,7 @@ class ClassModel:
         return join(kinds)
 
     def assigns(self, attr: str) -> bool:
-        return attr in self._attribute_values
+        return attr in self._setting(attr)._attribute_values
 
 
 def _registered_attribute(call: cst.Call, receiver: str) -> tuple[str, cst.BaseExpression | None, str] | None:

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import libcst as cst
 
-from checker.facts.kinds.classes import ClassModel
+from checker.facts.kinds.classes import ClassModel, LeftOutBodies
 from checker.facts.kinds.kind import NONE, UNKNOWN, Basis, Inferred, Kind, join
 from checker.facts.kinds.known import builtin, known_call, known_name, method_result, without_function_body
 from checker.facts.scopes.lookups import Lookups
@@ -58,6 +58,8 @@ class Inference(QualifiedNames):
         self._name_kinds: dict[tuple[str, Scope], Inferred] = {}
         self._followed_name_kinds: dict[tuple[str, Scope], Inferred] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
+        #: Set where the module was parsed with its methods' bodies left out (an installed module).
+        self.left_out: LeftOutBodies | None = None
         # In-progress lookups, one set per question: a qualified-name lookup inside the
         # kind lookup of the same expression is not a cycle (they keep their own set).
         self._inferring = Lookups(MAX_DEPTH)
