@@ -258,7 +258,7 @@ def register_through_an_installed_helper(kind: str) -> Callable[[Program], Outco
         for p in project.modules():
             sites, reasons = registration_sites(project, p)
             declined += reasons
-            edits = []
+            edits, here = [], []
             for site in sites:
                 if not _public(p, project, site):
                     declined.append(f"{p.stem}.{site.name}: the registrar is not torch's public allow_in_graph")
@@ -268,14 +268,14 @@ def register_through_an_installed_helper(kind: str) -> Callable[[Program], Outco
                     text.find("@" + site.registrar) + 1 if site.form == "decorator" else text.find(site.registrar + "(")
                 )
                 edits.append((site.line, at, at + len(site.registrar), spelt))
-                done.append(f"{p.stem}.{site.name}: {site.registrar} -> {spelt}")
+                here.append(f"{p.stem}.{site.name}: {site.registrar} -> {spelt}")
             anchor = _first_import(p)
             if edits and anchor is not None:
                 lines = splice(p.lines, edits)
                 changed[p.path] = lines[: anchor.last] + written(statement) + lines[anchor.last :]
+                done += here
             elif edits:
                 declined.append(f"{p.stem}: no module-level import to add the helper's after")
-                done = [entry for entry in done if not entry.startswith(f"{p.stem}.")]
         installed = {
             f"{SITE_PACKAGES}/{path}": [Line(text + "\n", None) for text in source.splitlines()]
             for path, source in modules.items()
