@@ -58,7 +58,7 @@ def imported_registrars(path: str, data: bytes) -> frozenset[str]:
     roots = import_roots()
     if not roots.enabled or not roots.installed or exhaustive() or b"import" not in data:
         return frozenset()
-    if is_installed(Path(path)):
+    if is_installed(path):
         return frozenset()
     return _Reader.of(roots).registrars(data)
 

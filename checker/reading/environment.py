@@ -122,10 +122,13 @@ def _pth_folders(site: Path) -> list[Path]:
     return folders
 
 
-def is_installed(path: Path) -> bool:
+def is_installed(path: Path | str) -> bool:
     """Whether ``path`` lies in an installed environment's ``site-packages``. (A source
-    folder a ``.pth`` file lists is someone's own project: its files resolve as a project's.)"""
-    return any(part in INSTALLED_FOLDERS for part in path.parts)
+    folder a ``.pth`` file lists is someone's own project: its files resolve as a project's.)
+    A string is split as it is (the text tier asks of every file of a tree: no ``Path`` made)."""
+    if isinstance(path, Path):
+        return not INSTALLED_FOLDERS.isdisjoint(path.parts)
+    return not INSTALLED_FOLDERS.isdisjoint((path.replace(os.altsep, os.sep) if os.altsep else path).split(os.sep))
 
 
 def installed_package(path: Path) -> str | None:
