@@ -18,7 +18,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -214,14 +214,17 @@ def check_outcomes(
     progress: Callable[[int, int], None] | None = None,
     index: Callable[[], Project] | None = None,
     workers: Workers | None = None,
+    urgent_done: Callable[[Job, LinkedReport], None] | None = None,
 ) -> Iterator[LinkedReport]:
     """One outcome per job, in order. Files checked in this process read the project
     through the index that ``index()`` gives (a new one when None), asked only when a
     file is parsed here; each worker process keeps its own. ``workers``: processes the
-    caller keeps for later calls (else this call starts its own and stops them)."""
+    caller keeps for later calls (else this call starts its own and stops them).
+    ``urgent_done(job, outcome)``: told, in this thread, of an urgent job's outcome as soon
+    as a worker has it, before its turn in order comes."""
     own = workers is None
     pool = Workers(options.workers, options.registered, options.limits) if workers is None else workers
-    pipeline = _Pipeline(options, cache, index or _own_index(), pool, len(jobs))
+    pipeline = _Pipeline(options, cache, index or _own_index(), pool, len(jobs), urgent_done)
     done = 0
 
     def reported(outcome: LinkedReport) -> LinkedReport:
@@ -249,9 +252,17 @@ class _Pipeline:
     back until it is clear whether starting workers pays."""
 
     def __init__(
-        self, options: Options, cache: Cache | None, index: Callable[[], Project], workers: Workers, files: int
+        self,
+        options: Options,
+        cache: Cache | None,
+        index: Callable[[], Project],
+        workers: Workers,
+        files: int,
+        urgent_done: Callable[[Job, LinkedReport], None] | None = None,
     ) -> None:
         self.files = files  # how many jobs: no more workers than that are started
+        self.urgent_done = urgent_done
+        self.urgent: list[tuple[_Slot, Job]] = []  # urgent files not yet told of nor yielded
         self.options = options
         self.cache = cache
         self.index = index
@@ -274,6 +285,8 @@ class _Pipeline:
         slot = _Slot(work=(data, job, self.options), key=key)
         self.slots.append(slot)
         self.parsing += 1
+        if job.urgent and self.urgent_done is not None:
+            self.urgent.append((slot, job))
         if self.sending:
             slot.send(self.workers)
         elif self.options.contained:  # every parse is a worker's: start them while the tree is read
@@ -303,16 +316,44 @@ class _Pipeline:
         """Outcomes of the oldest files that are done (waiting for the oldest when ``block``)."""
         while self.slots:
             slot = self.slots[0]
+            self._tell_urgent()
             if not (block or slot.done()):
                 return
             if slot in self.held:  # the window is full before there was enough to parse
                 self._start_workers()
+            self._wait_telling_urgent(slot)
             self.slots.popleft()
+            if self.urgent and self.urgent[0][0] is slot:  # its turn came first: told in order
+                self.urgent.pop(0)
             self.parsing -= slot.parses
             outcome = slot.result(self.index, self._retry)
             if slot.key and self.cache is not None:
                 self.cache.put(slot.key, outcome)
             yield outcome
+
+    def _tell_urgent(self) -> None:
+        """Tell ``urgent_done`` of the urgent outcomes workers have finished (a hand-off they
+        make can begin at once, not when the files before them in order are done)."""
+        if not self.urgent:
+            return
+        waiting = []
+        for slot, job in self.urgent:
+            future = slot.future
+            if future is None or not future.done():
+                waiting.append((slot, job))
+            elif not future.cancelled() and future.exception() is None:  # (a dead worker's is retried in turn)
+                assert self.urgent_done is not None
+                self.urgent_done(job, future.result())
+        self.urgent = waiting
+
+    def _wait_telling_urgent(self, slot: _Slot) -> None:
+        """Wait for ``slot``'s worker, telling of urgent outcomes as they come meanwhile."""
+        while slot.future is not None and not slot.future.done():
+            pending = [waiting.future for waiting, _ in self.urgent if waiting.future is not None]
+            if not pending:
+                return  # its result() waits
+            wait([slot.future, *pending], return_when=FIRST_COMPLETED)
+            self._tell_urgent()
 
     def _retry(self, slot: _Slot) -> LinkedReport:
         """The outcome of a file whose worker died on it (it crashed the parser or overran

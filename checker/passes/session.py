@@ -111,12 +111,19 @@ class Session:
             begin = (lambda jobs: early.submit(self._again, jobs, self.options)) if self.options.contained else None
             targets = _Targets(checked, job_for)
             handoffs = _EarlyHandoffs(targets, begin)
-            outcomes = []
+            outcomes: list[LinkedReport] = []
+            positions = {job: i for i, job in enumerate(checked)}
             for outcome in check_outcomes(
-                checked, self.options, self.cache, self.progress, lambda: self.index, self._workers
+                checked,
+                self.options,
+                self.cache,
+                self.progress,
+                lambda: self.index,
+                self._workers,
+                lambda job, outcome: handoffs.note(outcome, positions[job]),
             ):
+                handoffs.note(outcome, len(outcomes))
                 outcomes.append(outcome)
-                handoffs.note(outcome)
             self._widen_for_aliases(checked, outcomes)
             registering = self._registering(named, checked, job_for)
             self._hand_off(outcomes, targets, registering, handoffs)
@@ -369,22 +376,29 @@ class _EarlyHandoffs:
     registrations, that file is checked again with the registrations found so far, on a
     worker the first pass leaves idle, instead of after the whole pass. The run uses such a
     check only where it is exactly the job the full pass asks for (a later file may add
-    registrations; the file is then checked again)."""
+    registrations; the file is then checked again). An outcome may be noted before those of
+    the jobs ahead of it, and again in its turn: the registrations are ordered by the job
+    that found them, as the full pass orders them, whatever the order of noting."""
 
     def __init__(self, targets: _Targets, begin: Callable[[list[Job]], Future[list[LinkedReport]]] | None) -> None:
         self.targets = targets
         self.begin = begin
-        self._wanted: dict[str, dict[Elsewhere, None]] = {}
+        #: defining file -> position of the job whose outcome hands it registrations -> those.
+        self._wanted: dict[str, dict[int, dict[Elsewhere, None]]] = {}
         self._begun: dict[Job, Future[list[LinkedReport]]] = {}
 
-    def note(self, outcome: LinkedReport) -> None:
+    def note(self, outcome: LinkedReport, position: int) -> None:
+        """``outcome`` is that of the job at ``position`` among the first pass's."""
         if self.begin is None or not outcome.links.handoffs:
             return
-        _gather(self._wanted, outcome)
+        for path, registration in outcome.links.handoffs:
+            self._wanted.setdefault(path, {}).setdefault(position, {})[registration] = None
         for path in dict.fromkeys(path for path, _ in outcome.links.handoffs):  # each file once
             job = self.targets.job(path)
             if job is not None:
-                job = replace(job, elsewhere=tuple(self._wanted[path]))
+                found = self._wanted[path]
+                registrations = dict.fromkeys(each for at in sorted(found) for each in found[at])
+                job = replace(job, elsewhere=tuple(registrations))
                 if job not in self._begun:
                     self._begun[job] = self.begin([job])
 
