@@ -122,13 +122,40 @@ def registered_in(data: bytes) -> set[str]:
 
 def _registrations(data: bytes) -> Iterator[tuple[re.Match[bytes], str, list[str]]]:
     """Each textual registration: its match, the registrar as spelled, the names it registers."""
-    for match in (*_CALLED.finditer(data), *_DECORATED.finditer(data)):
+    starts = _lines_spelling_the_word(data)
+    for match in (*_matches(_CALLED, data, starts), *_matches(_DECORATED, data, starts)):
         registrar, name = (group.decode() for group in match.groups())
         yield match, registrar, [name]
-    for match in _LISTED.finditer(data):
+    for match in _matches(_LISTED, data, starts):
         elements = (element.strip() for element in match.group(2).split(b","))
         names = [element.decode() for element in elements if _NAME.fullmatch(element)]
         yield match, match.group(1).decode(), names
+
+
+def _lines_spelling_the_word(data: bytes) -> list[int]:
+    """Where each line that spells the registrar word starts (each once, in order)."""
+    word = REGISTRAR_WORD.encode()
+    starts: list[int] = []
+    at = data.find(word)
+    while at != -1:
+        starts.append(data.rfind(b"\n", 0, at) + 1)
+        line_end = data.find(b"\n", at)
+        at = data.find(word, line_end) if line_end != -1 else -1
+    return starts
+
+
+def _matches(pattern: re.Pattern[bytes], data: bytes, starts: list[int]) -> Iterator[re.Match[bytes]]:
+    """The matches ``pattern.finditer(data)`` gives, for a pattern whose matches begin at a
+    line that spells the registrar word: tried at those lines alone (a search from every line
+    of a long file cost 3 ms a file), none overlapping the one before."""
+    end = 0
+    for start in starts:
+        if start < end:
+            continue
+        match = pattern.match(data, start)
+        if match is not None:
+            end = match.end()
+            yield match
 
 
 #: A line that starts a top-level statement (not a blank, a comment or a closing bracket).

@@ -101,10 +101,14 @@ def test_the_main_process_searches_a_file_of_many_registered_defs_a_few_times(de
     path = tmp_path / "generated.py"
     path.write_text(pathological.decorated_registrations(defs), encoding="utf-8")
     found = []
-    searches = _pattern_calls(lambda: found.append(text_registrations(str(path))))
+    searches = _pattern_calls(lambda: found.append(text_registrations(str(path))), anchored=False)
+    anchored = _pattern_calls(lambda: text_registrations(str(path)), anchored=True)
     assert len(found[0].names) == defs and not found[0].foreign
     # Before: one search of the whole file per registered def (202 and 2,002).
     assert searches <= 4, f"{defs} defs: {searches} regex searches of the file"
+    # The registration patterns are tried at the lines that spell the registrar word only,
+    # each pattern once a line at most: linear in the file.
+    assert anchored <= 3 * defs + 3, f"{defs} defs: {anchored} anchored matches"
 
 
 @pytest.mark.parametrize("names", [200, 2_000])
@@ -304,9 +308,10 @@ def _frozen(_: int) -> int:
     return gc.get_freeze_count()
 
 
-def _pattern_calls(work: Callable[[], object]) -> int:
+def _pattern_calls(work: Callable[[], object], anchored: bool | None = None) -> int:
     """How many searches ``work()`` makes with compiled patterns (cProfile counts the
-    calls of C methods exactly, whatever the machine's load)."""
+    calls of C methods exactly, whatever the machine's load); ``anchored``: only the
+    matches at a given place (``Pattern.match``), or (False) all but those."""
     profile = cProfile.Profile()
     profile.enable()
     work()
@@ -316,4 +321,5 @@ def _pattern_calls(work: Callable[[], object]) -> int:
         stat[1]
         for (_, _, name), stat in profile.stats.items()  # type: ignore[attr-defined]
         if "of 're.Pattern' objects" in name
+        and (anchored is None or anchored == name.startswith("<method 'match' "))
     )
