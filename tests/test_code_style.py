@@ -301,6 +301,8 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     "tests/checker/test_mentions.py": ("checker.reading.mentions", "checker.reading.source"),
     "tests/checker/test_noqa.py": ("checker.output.noqa",),
     "tests/checker/test_pool.py": ("checker.passes.pool",),
+    # CPython's parses of a module the index and the engine share, counted where each is made.
+    "tests/checker/test_python_trees.py": ("checker.index", "checker.passes.engine", "checker.reading.source"),
     "tests/checker/test_positions.py": ("checker.reading.positions",),
     # One index shared between files, as a run shares it: through the engine's check_path.
     "tests/checker/test_project.py": ("checker.index.project", "checker.passes.engine"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.index.python_trees import PythonTrees
 from checker.reading.exhaustive import exhaustive
 from checker.reading.forms import names_registrar
 from checker.reading.mentions import (
@@ -28,7 +29,7 @@ from checker.reading.mentions import (
     value_names,
 )
 from checker.reading.packages import candidates
-from checker.reading.source import PREFILTER, Decoded, Prefilter, Unanalysable, decode, python_gate, read_source
+from checker.reading.source import PREFILTER, Decoded, Gate, Prefilter, Unanalysable, decode, python_gate, read_source
 
 T = TypeVar("T")
 #: A file's (mtime_ns, size): when it changes, what was read from the file is stale.
@@ -56,7 +57,8 @@ class Outline:
 EMPTY = Outline()
 
 
-def outline(path: Path) -> Outline:
+def outline(path: Path, gate_of: Callable[[str], Gate] | None = None) -> Outline:
+    """The outline of the module at ``path``; ``gate_of``: CPython's verdict on a text (one kept)."""
     try:
         data = read_source(path)
         if data is None:
@@ -67,7 +69,7 @@ def outline(path: Path) -> Outline:
     if isinstance(decoded, Unanalysable):
         return EMPTY
     text = decoded.text
-    gate = python_gate(text)
+    gate = (gate_of or python_gate)(text)
     if gate.refused is not None:
         return EMPTY
     mentions = PREFILTER in data
@@ -93,25 +95,28 @@ def outline(path: Path) -> Outline:
     )
 
 
-def imports(path: Path) -> Mapping[str, str]:
+def imports(path: Path, gate_of: Callable[[str], Gate] | None = None) -> Mapping[str, str]:
     """The module's top-level ``from m import x [as y]`` (y -> ``m.x``): what it re-exports."""
     try:
         data = read_source(path)
     except OSError:
         return {}
     decoded = decode(data) if data is not None else None
-    tree = python_gate(decoded.text).tree if isinstance(decoded, Decoded) else None
+    tree = (gate_of or python_gate)(decoded.text).tree if isinstance(decoded, Decoded) else None
     return {} if tree is None else dict(_reexports(tree))
 
 
 class Outlines:
     """Outlines (and, apart, top-level imports: a parse without a walk) kept per file while
-    it is unchanged (a bounded number)."""
+    it is unchanged (a bounded number); ``trees``: CPython's verdicts, one parse of a text
+    serving its outline, its imports and whoever else shares them (the libcst parse's gate);
+    none kept when not given."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, trees: PythonTrees | None = None) -> None:
         self.limit = limit
-        self._kept = PerFile(limit, outline, EMPTY)
-        self._imports: PerFile[Mapping[str, str]] = PerFile(limit, imports, {})
+        self.trees = trees if trees is not None else PythonTrees(characters=0)
+        self._kept = PerFile(limit, lambda path: outline(path, self.trees.gate), EMPTY)
+        self._imports: PerFile[Mapping[str, str]] = PerFile(limit, lambda path: imports(path, self.trees.gate), {})
         self._mentions = PerFile(limit * 16, _mentions_api, False)
 
     def imports(self, path: Path) -> Mapping[str, str]:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from checker.facts.module import ModuleFacts, ModuleIndex
+from checker.index.python_trees import KeepsTrees
 from checker.reading.libcst_text import LibcstText, for_libcst, parse_for_libcst
 from checker.reading.source import Gate, Unanalysable, python_gate
 from checker.spec.links import Elsewhere
@@ -39,6 +40,7 @@ def parse(
     matters: Callable[[ast.Module], bool] | None = None,
     elsewhere: Sequence[Elsewhere] = (),
     reused: ModuleFacts | None = None,
+    gate_of: Callable[[str], Gate] | None = None,
 ) -> Parsed | Unanalysable | None:
     """The facts of the decoded ``text`` of the module at ``path``; why it cannot be analysed;
     or None when CPython's tree says it does not matter (``matters``, the caller's veto).
@@ -46,10 +48,14 @@ def parse(
     ``vetted``: CPython's parser already found this text safe (the gate is not passed
     again); ``index``: the project's other modules, which the facts ask about;
     ``elsewhere``: registrations of the module's defs that other modules make; ``reused``:
-    facts built earlier from this very text, so only the prepared text is made. CPython's
-    tree is let go before libcst parses: the two would otherwise be in memory together.
+    facts built earlier from this very text, so only the prepared text is made; ``gate_of``:
+    CPython's verdict on a text (else the index's, when it keeps them, :class:`KeepsTrees`:
+    one parse for the module's outline, imports and gate). CPython's tree is let go before
+    libcst parses: the two would otherwise be in memory together.
     """
-    gate = Gate(accepted=True) if vetted else python_gate(text)
+    if gate_of is None:
+        gate_of = index.trees.gate if isinstance(index, KeepsTrees) else python_gate
+    gate = Gate(accepted=True) if vetted else gate_of(text)
     if gate.refused is not None:
         return gate.refused
     if gate.tree is not None and matters is not None and not matters(gate.tree):

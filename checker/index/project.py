@@ -40,12 +40,13 @@ from checker.index.installed_registrars import installed_registrar_names
 from checker.index.left_out import LeftOut
 from checker.index.outlines import Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
+from checker.index.python_trees import PythonTrees
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.environment import import_roots, is_installed
 from checker.reading.exhaustive import exhaustive
 from checker.reading.forms import names_registrar
 from checker.reading.packages import candidates, module_file, names_a_submodule
-from checker.reading.source import PREFILTER, Unanalysable, decode, python_gate, read_source
+from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
 from checker.spec.links import Place, Registrar, Via
 from checker.spec.torch_api import Marker
 from checker.spec.well_known import WELL_KNOWN_REGISTRARS
@@ -86,7 +87,9 @@ class Project:
         self._building: set[Path] = set()
         self._following: set[tuple[str, str]] = set()
         self._candidates: dict[tuple[str, str], list[tuple[Path, str]]] = {}
-        self._outlines = Outlines(_MAX_MODULES * 4)
+        #: CPython's verdict on each module's text, one parse for its outline, imports and gate.
+        self.trees = PythonTrees()
+        self._outlines = Outlines(_MAX_MODULES * 4, self.trees)
         self._module_files: dict[tuple[str, str], str | None] = {}
         self._registered: dict[tuple[str, str], tuple[Path, str] | None] = {}
         #: (module, name) -> where a registrar it names may be bound, and the files on the way (stamped).
@@ -534,7 +537,7 @@ class Project:
             text = decoded.text
             left_out: dict[str, dict[str, list[Method]]] = {}
             if covering is not None or bodies is not None:
-                gate = python_gate(text)
+                gate = self.trees.gate(text)  # (kept: a wider excerpt, or more bodies, may follow)
                 if gate.refused is not None:
                     return None
                 made = excerpt(text, gate.tree, covering) if gate.tree is not None and covering is not None else None
@@ -545,7 +548,12 @@ class Project:
                 if gate.tree is not None:
                     keep = _body_words(path, data)
                     text, left_out = without_method_bodies(text, gate.tree, keep, bodies or frozenset())
-            parsed = parse(text, str(path), self, vetted=vetted)
+            # The last to need the whole module's tree: taken, even when vetted, so that it is let
+            # go before libcst parses; its imports, asked often later, are read from it first.
+            if text in self.trees:
+                self._outlines.imports(path)
+                vetted = False
+            parsed = parse(text, str(path), self, vetted=vetted, gate_of=self.trees.take)
             if left_out and isinstance(parsed, Parsed):
                 parsed.facts.inference.left_out = LeftOut(
                     parsed.facts, left_out, lambda wanted: self._parsed_with_bodies(path, wanted)
