@@ -579,7 +579,10 @@ class Project:
             wanted |= latest[1]
         entry = self._with_bodies.get((path, wanted))
         if entry is None or entry[0] != stamp:
-            entry = (stamp, self._parse(path, False, vetted=True, bodies=wanted))
+            # Of the excerpt the module's facts are of, when they are of one: it holds the class,
+            # and all that the class spells (its bodies too), so the bodies read the same there.
+            covering = self._covered.get(path)
+            entry = (stamp, self._parse(path, False, vetted=True, covering=covering, bodies=wanted))
             self._with_bodies[(path, wanted)] = entry
             self._latest_bodies[path] = (stamp, wanted)
             while len(self._with_bodies) > _MAX_MODULES:

@@ -112,6 +112,27 @@ def test_an_installed_class_is_read_without_its_bodies_until_one_is_asked(tmp_pa
         assert owner is not None and "x * self.scale" in owner.module.code_for_node(found[0])
 
 
+def test_a_body_asked_is_read_from_the_excerpt_the_class_was_read_from(tmp_path: Path) -> None:
+    # Holder is asked, so base.py is read as the excerpt that reaches it; its method's body is
+    # then parsed within that excerpt (Base, which nothing asked, stays out), not the whole module.
+    site, app = _site(tmp_path)
+    app.write_text("from extpkg.base import Holder\n")
+    with reading_imports(ImportRoots(installed=(site,), checked=(app.parent.resolve(),))):
+        index = Project()
+        kind = index.kind(str(app), "extpkg.base.Holder")
+        assert kind is not None and isinstance(kind.definition, cst.ClassDef)
+        facts = index.owner_of(kind.definition)
+        assert facts is not None and "class Base" not in facts.module.code
+        model = index.class_model(kind.definition)
+        assert model is not None
+        found = model.method("scaled")
+        assert found is not None
+        owner = index.owner_of(found[0])
+        assert owner is not None and "x * self.scale" in owner.module.code_for_node(found[0])
+        assert "class Base" not in owner.module.code
+        assert model.attribute_kind("scale", facts.inference).kind is Kind.TENSOR
+
+
 #: A project of the installed package's classes: the findings are those of the whole module
 #: (the exhaustive run parses it whole).
 PROJECT = {
