@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from checker.index.outlines import Stamp, file_stamp
-from checker.reading.packages import looked_for
+from checker.reading.packages import looked_for, real_path
 from checker.reading.source import file_digest
 from checker.spec.links import ABSENT
 
@@ -35,7 +35,7 @@ class Dependencies:
         folder of the path)."""
         key = self._keys.get(path)
         if key is None:
-            key = self._keys[path] = str(Path(path).resolve())
+            key = self._keys[path] = str(real_path(Path(path)))
         return key
 
     def of(self, path: str) -> dict[str, str]:

@@ -48,6 +48,10 @@ class ImportRoots:
     enabled: bool = True
     #: What the run found where, kept for the run only (a run's index keeps its answers as long).
     found: dict[tuple[Path, str], list[tuple[Path, bool]]] | None = field(default=None, compare=False, repr=False)
+    #: Paths resolved in the run (a resolve costs a system call per folder), and the top
+    #: packages of files: kept for the run only, as ``found``.
+    real: dict[Path, Path] | None = field(default=None, compare=False, repr=False)
+    tops: dict[Path, Path | None] | None = field(default=None, compare=False, repr=False)
 
 
 _roots = ImportRoots()
@@ -62,7 +66,7 @@ def import_roots() -> ImportRoots:
 def reading_imports(roots: ImportRoots) -> Iterator[None]:
     """Within the block, imports resolve through ``roots``; as before after it."""
     global _roots
-    before, _roots = _roots, replace(roots, found={})
+    before, _roots = _roots, replace(roots, found={}, real={}, tops={})
     try:
         yield
     finally:

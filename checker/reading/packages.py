@@ -149,7 +149,7 @@ def _outside_roots(importer: Path, name: str) -> list[tuple[Path, bool]]:
     holds the top-level ``name``, up to the first that does (kept for the run)."""
     if name in sys.stdlib_module_names or name in NEVER_INSTALLED or not name.isidentifier():
         return []
-    folder = importer.resolve().parent
+    folder = real_path(importer).parent
     package = top_package(importer)
     start = package.parent if package is not None else folder  # where Python itself would start
     settings = import_roots()
@@ -183,7 +183,7 @@ def candidates(importer: Path, qualified: str) -> list[tuple[Path, str]]:
             continue
         folder = base.joinpath(*module)
         for candidate in (folder.with_suffix(".py") if module else None, folder / "__init__.py"):
-            if candidate is not None and candidate.is_file() and candidate.resolve() != importer.resolve():
+            if candidate is not None and candidate.is_file() and real_path(candidate) != real_path(importer):
                 found.append((candidate, attribute))
     return found
 
@@ -210,7 +210,7 @@ def looked_for(importer: Path, qualified: str) -> list[Path]:
 def module_name(path: str) -> str | None:
     """The dotted name a file is imported as (``pkg/sub/mod.py`` -> ``pkg.sub.mod``), from
     its ``__init__.py`` chain; None outside a package."""
-    file = Path(path).resolve()
+    file = real_path(Path(path))
     package = top_package(file)
     if package is None:
         return None
@@ -232,7 +232,7 @@ def _package_root(importer: Path, name: str) -> Path | None:
         return package.parent
     if any(holds for _, holds in _outside_roots(importer, name)):
         return None
-    for folder in importer.resolve().parents:
+    for folder in real_path(importer).parents:
         if folder.name == name:
             return folder.parent
     return None
@@ -245,12 +245,36 @@ def _own_regular_package(importer: Path, name: str) -> bool:
 
 
 def top_package(path: Path) -> Path | None:
-    """The outermost folder of the regular package that holds ``path`` (``__init__.py`` chain)."""
-    folder = path.resolve().parent
+    """The outermost folder of the regular package that holds ``path`` (``__init__.py`` chain),
+    found once per run for each path (the index asks it of a few modules hundreds of times)."""
+    tops = import_roots().tops
+    if tops is not None and path in tops:
+        return tops[path]
+    folder = real_path(path).parent
     top = None
     while (folder / "__init__.py").is_file():
         top = folder
         if folder.parent == folder:
             break
         folder = folder.parent
+    if tops is not None:
+        tops[path] = top
     return top
+
+
+def real_path(path: Path) -> Path:
+    """``path.resolve()``, once per run for each path (outside a run, every time): its
+    folder's real path (kept too), then the last name, followed only when it is a link. So
+    the files of one folder cost one ``lstat`` each, not one per folder above them."""
+    real = import_roots().real
+    if real is None:
+        return path.resolve()
+    found = real.get(path)
+    if found is None:
+        if path.name in ("", ".", "..") or path.parent == path:
+            found = path.resolve()
+        else:
+            found = real_path(path.parent) / path.name
+            found = found.resolve() if found.is_symlink() else found
+        real[path] = found
+    return found
