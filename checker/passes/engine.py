@@ -46,7 +46,6 @@ from checker.reading.source import (
 from checker.spec.catalog import PARSE_ERROR
 from checker.spec.findings import Finding
 from checker.spec.links import Elsewhere, Links, Place
-from checker.spec.messages import NotAnalysed
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -312,6 +311,10 @@ def unanalysable(path: str, codes: Collection[str], why: Unanalysable) -> FileRe
     if PARSE_ERROR.code not in codes:
         return FileReport(path)
     code, name, severity = PARSE_ERROR.code, PARSE_ERROR.name, PARSE_ERROR.severity
+    # Imported here: the message types cost the main process 50 ms at start, which a run
+    # whose files all parse (or come from the cache) never needs there.
+    from checker.spec.messages import NotAnalysed
+
     message = NotAnalysed(why.reason).text()
     finding = Finding(path, why.line, why.column, why.line, why.column, code, name, severity, message)
     return FileReport(path, tuple(fingerprinted([finding], [])))
