@@ -304,8 +304,11 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     # CPython's parses of a module the index and the engine share, counted where each is made.
     "tests/checker/test_python_trees.py": ("checker.index", "checker.passes.engine", "checker.reading.source"),
     "tests/checker/test_positions.py": ("checker.reading.positions",),
+    "tests/checker/test_prefilter_imports.py": ("checker.reading.source",),
     # One index shared between files, as a run shares it: through the engine's check_path.
     "tests/checker/test_project.py": ("checker.index.project", "checker.passes.engine"),
+    # The path predicates of a run, asked within its import roots as a run asks them.
+    "tests/checker/test_real_paths.py": ("checker.reading.environment", "checker.reading.packages"),
     "tests/checker/test_registered_elsewhere.py": ("checker.passes",),
     "tests/checker/test_report.py": ("checker.output.report",),
     "tests/checker/test_reporters.py": ("checker.output.reporters",),
@@ -313,6 +316,10 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     "tests/checker/test_schedule.py": ("checker.passes", "checker.index.reverse_scan"),
     "tests/checker/test_selection.py": ("checker.configuration.selection",),
     "tests/checker/test_settings.py": ("checker.configuration", "checker.reading.discovery"),
+    # The text tier's registrations, held to a search of the whole text by its own patterns.
+    "tests/checker/test_text_registrations.py": ("checker.index.reverse_scan",),
+    # When the scheduler tells of an urgent outcome, with workers whose outcomes the test hands out.
+    "tests/checker/test_urgent_outcomes.py": ("checker.passes",),
     # One table of cases per predicate both tiers ask, run through each tier's own adapter.
     "tests/checker/test_shared_predicates.py": (
         "checker.facts.captures.changes",

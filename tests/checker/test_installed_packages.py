@@ -479,21 +479,3 @@ def test_an_installed_registrar_that_stops_being_one_changes_a_cached_answer(tmp
     assert run(*cached, str(tmp_path / "proj"))[1] == []
     write(tmp_path, LAYOUTS["re-exported"])  # and installed afresh: they do again
     assert len(run(*cached, str(tmp_path / "proj"))[1]) == 2
-
-
-@pytest.mark.parametrize(
-    ("path", "installed"),
-    [
-        ("env/lib/python3.11/site-packages/extpkg/ops.py", True),
-        ("/usr/lib/python3/dist-packages/six.py", True),
-        ("site-packages/extpkg/ops.py", True),
-        ("src/site-packages-notes/ops.py", False),  # a longer folder name is another folder
-        ("src/pkg/site_packages.py", False),
-        ("ops.py", False),
-    ],
-)
-def test_a_file_is_installed_when_a_folder_above_it_is_site_packages(path: str, installed: bool) -> None:
-    from checker.reading.environment import is_installed
-
-    assert is_installed(path) is installed
-    assert is_installed(Path(path)) is installed  # a string and a path answer alike

@@ -1,5 +1,6 @@
-"""``real_path``: a run resolves each path once, folder by folder, and must answer exactly
-as ``Path.resolve`` does, links to folders and files, dangling links and ``..`` included."""
+"""The path predicates of a run. ``real_path``: a run resolves each path once, folder by
+folder, and must answer exactly as ``Path.resolve`` does, links to folders and files,
+dangling links and ``..`` included. ``is_installed``: a string and a path answer alike."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.reading.environment import ImportRoots, reading_imports
+from checker.reading.environment import ImportRoots, is_installed, reading_imports
 from checker.reading.packages import real_path, top_package
 
 
@@ -59,3 +60,19 @@ def test_a_new_run_sees_a_link_changed_since(tree: Path) -> None:
     with reading_imports(ImportRoots()):
         assert real_path(tree / "linked/sub/mod.py") == tree / "other/sub/mod.py"
         assert top_package(tree / "linked/sub/mod.py") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "installed"),
+    [
+        ("env/lib/python3.11/site-packages/extpkg/ops.py", True),
+        ("/usr/lib/python3/dist-packages/six.py", True),
+        ("site-packages/extpkg/ops.py", True),
+        ("src/site-packages-notes/ops.py", False),  # a longer folder name is another folder
+        ("src/pkg/site_packages.py", False),
+        ("ops.py", False),
+    ],
+)
+def test_a_file_is_installed_when_a_folder_above_it_is_site_packages(path: str, installed: bool) -> None:
+    assert is_installed(path) is installed
+    assert is_installed(Path(path)) is installed  # a string and a path answer alike
