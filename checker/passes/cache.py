@@ -253,11 +253,21 @@ def _tree_digest(root: Path) -> str:
 
 
 def _relative(path: str, root: str) -> str:
-    """``path`` relative to ``root`` (``../x.py`` outside it); absolute only on another drive."""
+    """``path`` relative to ``root`` (``../x.py`` outside it); absolute only on another drive.
+    A real path below the real root is cut without ``relpath``, which asks for the working
+    directory twice a call (an entry of torch's lists hundreds of dependencies)."""
+    inside = root.rstrip(os.sep) + os.sep
+    if len(path) > len(inside) and path.startswith(inside) and os.path.isabs(root) and _normal(path) and _normal(root):
+        return path[len(inside) :]
     try:
         return os.path.relpath(path, root)
     except ValueError:  # another drive (Windows)
         return path
+
+
+def _normal(path: str) -> bool:
+    """Whether ``path`` is as ``normpath`` leaves it (no ``.``, ``..`` or doubled separator)."""
+    return os.path.normpath(path) == path
 
 
 def _encode_elsewhere(elsewhere: Elsewhere) -> list[object]:

@@ -13,6 +13,7 @@ import pytest
 from processes import in_process
 from projects import write
 
+from checker.passes import cache
 from checker.passes.cache import CACHE_DIR_NAME, MAX_ENTRY_BYTES
 
 HELPERS = """\
@@ -306,3 +307,25 @@ class TestChangesAnywhere:
         written = _inodes(cache)
         assert cached(tree, cache, "pkg") == uncached(tree, "pkg")
         assert _inodes(cache) == written  # and an unchanged project is a hit
+
+
+@pytest.mark.parametrize(
+    ("path", "root"),
+    [
+        ("/a/b/c.py", "/a"),
+        ("/a/b/c.py", "/a/"),
+        ("/a/bc.py", "/a/b"),  # a longer name beside the root is outside it
+        ("/a/b/../c.py", "/a"),
+        ("/x/y.py", "/a/b"),
+        ("/a/b", "/a/b"),
+        ("/", "/"),
+        ("/a//b.py", "/a"),
+        ("/a/b.py", "/"),
+        ("/a/b/", "/a"),
+        ("/a/./b", "/a"),
+        ("rel/x.py", "/a"),
+    ],
+)
+def test_an_entry_names_its_dependencies_as_relpath_does(path: str, root: str) -> None:
+    """The cut taken for a real path below the root answers as ``os.path.relpath``."""
+    assert cache._relative(path, root) == os.path.relpath(path, root)
