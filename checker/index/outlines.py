@@ -28,7 +28,7 @@ from checker.reading.mentions import (
     top_level,
     value_names,
 )
-from checker.reading.packages import candidates
+from checker.reading.packages import candidates, real_path
 from checker.reading.source import PREFILTER, Decoded, Gate, Prefilter, Unanalysable, decode, python_gate, read_source
 
 T = TypeVar("T")
@@ -138,7 +138,7 @@ class Outlines:
             # Only an import can re-export it: a module whose text imports no such name binds it itself.
             further = self.imports(path).get(attribute) if self._imports_name(path, attribute) else None
             if further is None:
-                return path.resolve(), attribute
+                return real_path(path), attribute
             return self.defined_at(str(path), further, depth + 1)
         return None
 
@@ -149,7 +149,7 @@ class Outlines:
         if further is None:
             return None
         found = candidates(path, further)
-        return (found[0][0].resolve(), found[0][1]) if found else None
+        return (real_path(found[0][0]), found[0][1]) if found else None
 
     def _imports_name(self, path: Path, name: str) -> bool:
         """Whether an import in the file's text may bind ``name`` (generous: no parse; yes
@@ -178,7 +178,7 @@ class PerFile(Generic[T]):
         self._kept: dict[Path, tuple[Stamp, T]] = {}
 
     def get(self, path: Path) -> T:
-        key = path.resolve()
+        key = real_path(path)
         stamp = file_stamp(key)
         if stamp is None:
             return self.missing
@@ -193,7 +193,7 @@ class PerFile(Generic[T]):
         return cached[1]
 
     def stamp(self, path: Path) -> Stamp | None:
-        cached = self._kept.get(path.resolve())
+        cached = self._kept.get(real_path(path))
         return cached[0] if cached is not None else None
 
 

@@ -45,7 +45,7 @@ from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.environment import import_roots, is_installed
 from checker.reading.exhaustive import exhaustive
 from checker.reading.forms import names_registrar
-from checker.reading.packages import candidates, module_file, names_a_submodule
+from checker.reading.packages import candidates, module_file, names_a_submodule, real_path
 from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
 from checker.spec.links import Place, Registrar, Via
 from checker.spec.torch_api import Marker
@@ -221,7 +221,7 @@ class Project:
         a module of an installed package outside the checked paths, in a normal run."""
         if exhaustive() or not is_installed(path):
             return False
-        real = path.resolve()
+        real = real_path(path)
         return not any(real.is_relative_to(checked) for checked in import_roots().checked)
 
     def _vetted(self, key: Path, stamp: Stamp) -> bool:
@@ -302,7 +302,7 @@ class Project:
         key = (str(Path(importer).parent), qualified)
         if key not in self._module_files:
             found = module_file(Path(importer), qualified)
-            self._module_files[key] = str(found.resolve()) if found is not None else None
+            self._module_files[key] = str(real_path(found)) if found is not None else None
         return self._module_files[key]
 
     def holds_value(self, module: str, name: str) -> bool:
@@ -458,7 +458,7 @@ class Project:
     def remember(self, path: Path, facts: ModuleFacts, digest: str) -> None:
         """Keep a module the engine parsed anyway (``digest``: sha256 of its bytes), for the
         imports of the files after it."""
-        key = path.resolve()
+        key = real_path(path)
         stamp = file_stamp(key)
         if stamp is None:
             return  # stdin, or a file that went away
@@ -478,7 +478,7 @@ class Project:
         """The facts of the module at ``path``; ``names``: the only names the caller asks
         about (an installed module is then parsed as the excerpt they reach, widened when
         another name is asked later), else the whole module."""
-        key = path.resolve()
+        key = real_path(path)
         stamp = file_stamp(key)
         if key in self._building or stamp is None:
             return None
