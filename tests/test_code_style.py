@@ -299,6 +299,11 @@ MIRRORS: dict[str, tuple[str, ...]] = {
         "checker.facts.kinds",
     ),
     "tests/checker/test_mentions.py": ("checker.reading.mentions", "checker.reading.source"),
+    "tests/checker/test_forwarding.py": (
+        "checker.index.pipeline",
+        "checker.reading.exhaustive",
+        "checker.reading.forwarding",
+    ),
     "tests/checker/test_noqa.py": ("checker.output.noqa",),
     "tests/checker/test_pool.py": ("checker.passes.pool",),
     # CPython's parses of a module the index and the engine share, counted where each is made.

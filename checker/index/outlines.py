@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
 from checker.index.python_trees import PythonTrees
 from checker.reading.exhaustive import exhaustive
 from checker.reading.forms import names_registrar
+from checker.reading.forwarding import reexports_only, wrappers_unless
 from checker.reading.mentions import (
     global_names,
     lines_spelling,
@@ -41,14 +42,20 @@ _MAX_REEXPORTS = 8
 @dataclass(frozen=True)
 class Outline:
     """``registers``: its code can name a registrar; ``not_registrars``: top-level names
-    that cannot be one (only classes, or defs that forward none of their parameters, bind
-    them); ``values``: names an assignment binds; ``registered``: names a registration of
-    the API plausibly applies to (decorated with it, passed to it)."""
+    that cannot be one (only classes, or defs that forward their parameters to no registrar,
+    bind them); ``wrappers_unless``: defs that are none unless one of the imported names they
+    forward a parameter to is (:func:`checker.reading.forwarding.wrappers_unless`, which the
+    index asks of those names' modules); ``reexports``: names bound by an import alone, which
+    are registrars only where their module binds one; ``values``: names an assignment binds;
+    ``registered``: names a registration of the API plausibly applies to (decorated with it,
+    passed to it)."""
 
     registers: bool = False
     #: CPython's parser read it and found nothing that would crash libcst.
     safe: bool = False
     not_registrars: frozenset[str] = frozenset()
+    wrappers_unless: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
+    reexports: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
     registered: frozenset[str] = frozenset()
 
@@ -85,11 +92,16 @@ def outline(path: Path, gate_of: Callable[[str], Gate] | None = None) -> Outline
         api = api or names_the_api(node)
         if isinstance(node, ast.Call) and _names_the_api(node.func):
             passed.update(argument.id for argument in registered_arguments(node) if isinstance(argument, ast.Name))
+    # Asked only of a module that can register: a walk of every def's body otherwise.
+    unless = wrappers_unless(tree, rebound) if api else {}
     return Outline(
         registers=api,
         safe=True,
-        # Asked only of a module that can register: a parse of every def's body otherwise.
-        not_registrars=non_registrar_names(tree, rebound) if api else frozenset(),
+        not_registrars=non_registrar_names(tree, rebound) | {name for name, names in unless.items() if not names}
+        if api
+        else frozenset(),
+        wrappers_unless={name: names for name, names in unless.items() if names},
+        reexports=reexports_only(tree, rebound) if api else frozenset(),
         values=value_names(tree, rebound),
         registered=frozenset(_decorated(tree)) | passed if mentions else frozenset(),
     )

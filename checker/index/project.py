@@ -38,17 +38,17 @@ from checker.index.dependencies import Dependencies
 from checker.index.excerpts import Method, excerpt, without_method_bodies
 from checker.index.installed_registrars import installed_registrar_names
 from checker.index.left_out import LeftOut
-from checker.index.outlines import Outlines, Stamp, file_stamp
+from checker.index.outlines import Outline, Outlines, Stamp, file_stamp
 from checker.index.pipeline import Parsed, parse
 from checker.index.python_trees import PythonTrees
 from checker.reading.discovery import DEFAULT_EXCLUDES
 from checker.reading.environment import import_roots, is_installed
 from checker.reading.exhaustive import exhaustive
 from checker.reading.forms import names_registrar
-from checker.reading.packages import candidates, module_file, names_a_submodule, real_path
+from checker.reading.packages import candidates, looked_for, module_file, names_a_submodule, real_path
 from checker.reading.source import PREFILTER, Unanalysable, decode, read_source
 from checker.spec.links import Place, Registrar, Via
-from checker.spec.torch_api import Marker
+from checker.spec.torch_api import NOT_REGISTRARS, Marker
 from checker.spec.well_known import WELL_KNOWN_REGISTRARS
 
 T = TypeVar("T")
@@ -94,6 +94,8 @@ class Project:
         self._registered: dict[tuple[str, str], tuple[Path, str] | None] = {}
         #: (module, name) -> where a registrar it names may be bound, and the files on the way (stamped).
         self._homes: dict[tuple[Path, str], tuple[tuple[Path, str] | None, tuple[tuple[Path, Stamp | None], ...]]] = {}
+        #: Imported names being asked whether they are registrars (:meth:`_no_registrar`), to end cycles.
+        self._asking: set[tuple[Path, str]] = set()
         self._scans = ChangeScans(DEFAULT_EXCLUDES)
         self._deps = Dependencies()
 
@@ -173,38 +175,81 @@ class Project:
     def _home(self, importer: str, path: Path, attribute: str) -> tuple[Path, str] | None:
         """Where ``attribute`` of ``path`` may be bound to a registrar (:meth:`_registrar_home`),
         asked once per name of a module while the files on the way are unchanged (every call a
-        checked module makes of an imported function asks it); the re-exporting modules passed
-        through are recorded for the cache as ``importer``'s."""
+        checked module makes of an imported function asks it); the files read on the way
+        (re-exports, the modules of the names a def forwards to) are recorded for the cache
+        as ``importer``'s."""
         key = (path, attribute)
         known = self._homes.get(key)
         if known is None or any(file_stamp(passed) != stamp for passed, stamp in known[1]):
             through: list[Path] = []
-            home = self._registrar_home(path, attribute, through)
-            known = self._homes[key] = (home, tuple((passed, file_stamp(passed)) for passed in [path, *through]))
+            read: list[Path] = []
+            home = self._registrar_home(path, attribute, through, read)
+            files = dict.fromkeys([path, *through, *read])  # (each once, in order)
+            known = self._homes[key] = (home, tuple((passed, file_stamp(passed)) for passed in files))
         for passed, _ in known[1][1:]:
             name = self._deps.key(str(passed))
             self._deps.looked(importer, name, self._deps.digest(name))
         return known[0]
 
-    def _registrar_home(self, path: Path, attribute: str, through: list[Path]) -> tuple[Path, str] | None:
+    def _registrar_home(
+        self, path: Path, attribute: str, through: list[Path], read: list[Path]
+    ) -> tuple[Path, str] | None:
         """Where ``attribute`` of ``path`` may be bound to a registrar, as CPython's trees say,
         before any libcst parse: there, if its code names the API and not only classes, or
-        defs that forward none of their parameters, bind it; else where it re-exports the name
-        from (``from .ops import register`` in a package's ``__init__.py`` that never names the
-        API: the facts of ``ops`` say, the ``__init__.py`` is not parsed), each module passed
-        to added to ``through``. None where no registrar can be. (Under the exhaustive switch
-        any module may be: its facts say.)"""
+        defs that forward their parameters to no registrar, bind it (:meth:`_forwards_to_none`);
+        else where it re-exports the name from (``from .ops import register`` in a package's
+        ``__init__.py`` that never names the API: the facts of ``ops`` say, the ``__init__.py``
+        is not parsed), each module passed to added to ``through``, and every other file
+        read on the way to ``read``. None where no registrar can be. (Under the exhaustive
+        switch any module may be: its facts say.)"""
         if exhaustive():
             return path, attribute
         if self._outlines.mentions_api(path) and self._may_be_registrar(path, attribute):
             outline = self._outlines.of(path)
             if outline.registers and attribute not in outline.not_registrars:
-                return path, attribute
+                return None if self._forwards_to_none(path, outline, attribute, read) else (path, attribute)
         further = self._outlines.reexported(path, attribute)
         if further is None or len(through) >= _MAX_REEXPORTS or further[0] in (path, *through):
             return None
         through.append(further[0])
-        return self._registrar_home(*further, through)
+        return self._registrar_home(*further, through, read)
+
+    def _forwards_to_none(self, path: Path, outline: Outline, attribute: str, read: list[Path]) -> bool:
+        """Whether ``attribute`` of ``path`` passes what it is given only to imported names
+        none of which is a registrar, as their modules' outlines say: a def that forwards a
+        parameter to them alone (``maybe_mark_dynamic``, to ``is_traceable_wrapper_subclass``),
+        or a name the module only imports (``from .decorators import maybe_mark_dynamic`` in
+        torch/_dynamo/__init__.py, which names the API elsewhere). The files read go to ``read``."""
+        names = outline.wrappers_unless.get(attribute)
+        if names is None and attribute in outline.reexports:
+            imported = self._outlines.imports(path).get(attribute)
+            names = frozenset({imported}) if imported is not None else None
+        return names is not None and all(self._no_registrar(path, name, read) for name in names)
+
+    def _no_registrar(self, importer: Path, qualified: str, read: list[Path]) -> bool:
+        """Whether ``qualified``, imported by ``importer``, is surely no registrar: as
+        :meth:`registrar` would find, every module it may be in has no registrar home (no
+        table entry, no name that spells the API). A question asked again further up is
+        left to the facts (False), as is one asked too deep."""
+        if qualified.startswith("builtins.") or qualified in NOT_REGISTRARS:
+            return True
+        if names_registrar(qualified.rpartition(".")[2]) or qualified in WELL_KNOWN_REGISTRARS:
+            return False
+        key = (importer, qualified)
+        if key in self._asking or len(self._asking) >= _MAX_REEXPORTS:
+            return False
+        self._asking.add(key)
+        try:
+            read.extend(looked_for(importer, qualified))
+            for module_path, attribute in candidates(importer, qualified):
+                through: list[Path] = []
+                home = self._registrar_home(module_path, attribute, through, read)
+                read.extend([module_path, *through])
+                if home is not None:
+                    return False
+            return True
+        finally:
+            self._asking.discard(key)
 
     def _may_be_registrar(self, path: Path, attribute: str) -> bool:
         """Whether ``attribute`` of ``path`` may be a registrar as the text tier reads an
