@@ -28,7 +28,7 @@ from checker.rules import Rule
 from checker.rules.base import RuleFinding
 from checker.spec.findings import Finding
 from checker.spec.links import Elsewhere, Place
-from checker.spec.messages import Function, Installed, Message
+from checker.spec.messages import Function, Installed, Message, installed_fix
 
 #: A node's span as :func:`checker.reading.positions.locate` gives it: (line, column), (end line, end column).
 Span = tuple[tuple[int, int], tuple[int, int]]
@@ -168,8 +168,9 @@ class Relocation:
         definition = self.defined.get(name)
         line = spans[definition if definition is not None else report.node][0][0]
         installed = Installed(self.package, Place(self.path, line))
-        message = report.numbered(lambda node: Place(self.path, spans[node][0][0]))
-        return _with_installed(message, installed).text()
+        message = _with_installed(report.numbered(lambda node: Place(self.path, spans[node][0][0])), installed)
+        function = _function(message)
+        return message.text() if function is None else installed_fix(message, function)
 
 
 def _function(message: Message) -> Function | None:

@@ -5,12 +5,16 @@ user's, so the finding stays, at their line, naming the package and where the fu
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 from projects import assert_marked, run, write
 
 from checker.api import check_paths
+from checker.rules import ALL_RULES
+from checker.spec.links import Place
+from checker.spec.messages import FIX_FOLLOWS, Function, Installed, Message, installed_fix
 
 SITE = "venv/lib/python3.11/site-packages"
 
@@ -114,6 +118,44 @@ def test_the_message_names_the_package_and_the_definition(tmp_path: Path) -> Non
     assert finding.message.startswith(  # type: ignore[attr-defined]
         f"rearrange (defined in installed package extpkg at {init}:6): reads tensor 'W' from the module scope ({init}:3); "
     )
+    # The fix is one the user can make: the package's code is not theirs to change.
+    assert finding.message.endswith(  # type: ignore[attr-defined]
+        "; rearrange is code of the installed package extpkg, not this project's: leave it unregistered (Dynamo "
+        "then traces it), or register a function of your own that keeps the contract instead"
+    )
+    assert "pass 'W' as an argument" not in finding.message  # type: ignore[attr-defined]
+
+
+def _pinned_about_functions() -> list[pytest.param]:
+    """One pinned message of each type that names a registered function, from the rules' examples."""
+    found: dict[type, Message] = {}
+    for rule in ALL_RULES:
+        for _, messages in rule.pinned():
+            for message in messages:
+                if _function(message) is not None:
+                    found.setdefault(type(message), message)
+    return [pytest.param(message, id=kind.__name__) for kind, message in found.items()]
+
+
+def _function(message: Message) -> Function | None:
+    return next((v for f in fields(message) if isinstance(v := getattr(message, f.name), Function)), None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("message", _pinned_about_functions())
+def test_a_fix_that_changes_the_function_is_reworded_for_installed_code(message: Message) -> None:
+    """Where a type's fix changes the function's code, it is its last clause, and only it is
+    replaced: what was found, and the clause it breaks, stay. Other types keep their words."""
+    function = _function(message)
+    assert function is not None
+    installed = replace(function, installed=Installed("extpkg", Place("x.py", 3)))
+    text, reworded = message.text(), installed_fix(message, installed)
+    if not message.fixes_the_function:
+        assert reworded == text
+        return
+    found, _, fix = text.rpartition(FIX_FOLLOWS)
+    assert found and not fix.startswith(("the contract says", "inputs must", "Dynamo"))
+    assert reworded.startswith(f"{found}{FIX_FOLLOWS}{function.name} is code of the installed package extpkg, not")
+    assert installed_fix(message, function) == text  # (the project's own function keeps its fix)
 
 
 def test_each_kind_of_finding_and_every_registration(tmp_path: Path) -> None:

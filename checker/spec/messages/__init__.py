@@ -15,6 +15,7 @@ the engine numbers every cited node in one pass before calling ``text()``
 from __future__ import annotations
 
 from checker.spec.messages.base import (
+    FIX_FOLLOWS,
     MESSAGES,
     Call,
     Function,
@@ -22,6 +23,7 @@ from checker.spec.messages.base import (
     Message,
     bound,
     cite,
+    installed_fix,
     lead,
     place,
 )
@@ -139,6 +141,8 @@ __all__ = [
     "UsesPrivateApi",
     "bound",
     "cite",
+    "installed_fix",
+    "FIX_FOLLOWS",
     "lead",
     "place",
 ]

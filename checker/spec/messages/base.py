@@ -20,6 +20,9 @@ class Message:
     """A finding's sentence as data: ``code`` says which rule's, ``text()`` words it."""
 
     code: ClassVar[str]
+    #: Its fix, the clause after the last ``FIX_FOLLOWS``, changes the registered function's code
+    #: (:func:`installed_fix` words another where that code is an installed package's).
+    fixes_the_function: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -77,6 +80,24 @@ class Function:
         if self.registered_at is None:
             return self.name
         return f"{self.name} (registered at {place(self.registered_at)})"
+
+
+#: A message's fix follows the last of these: ``...; pass 'W' as an argument``.
+FIX_FOLLOWS = "; "
+
+
+def installed_fix(message: Message, function: Function) -> str:
+    """The text of ``message``, about ``function``, its fix made one its user can make where
+    the function is an installed package's and the fix would change its code."""
+    text = message.text()
+    found, separator, _ = text.rpartition(FIX_FOLLOWS)
+    if function.installed is None or not message.fixes_the_function or not separator:
+        return text
+    return (
+        f"{found}; {function.name} is code of the installed package {function.installed.package}, not this "
+        "project's: leave it unregistered (Dynamo then traces it), or register a function of your own that "
+        "keeps the contract instead"
+    )
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ class SideEffectAtTraceTime(Message):
     """AIG501: ``function`` does ``does`` (``calls print()``) inside a registered function."""
 
     code = "AIG501"
+    fixes_the_function = True
     function: Function
     does: str
 
@@ -29,6 +30,7 @@ class DecidesOnData(Message):
     """AIG502: ``function`` does ``does`` (``branches on a tensor value in 'if'``)."""
 
     code = "AIG502"
+    fixes_the_function = True
     function: Function
     does: str
 
@@ -45,6 +47,7 @@ class ReadsHostMemory(Message):
     """AIG503: ``function`` does ``does`` (``calls .numpy() on a tensor``), which needs real data."""
 
     code = "AIG503"
+    fixes_the_function = True
     function: Function
     does: str
 

@@ -25,6 +25,7 @@ class ReadsTensorMemo(Message, Generic[L]):
     ``filled`` (None when that is in another module)."""
 
     code = "AIG301"
+    fixes_the_function = True
     function: Function | None
     name: str
     source: str
@@ -47,6 +48,7 @@ class CallsTensorCache(Message, Generic[L]):
     that returns tensors, defined at ``bound``."""
 
     code = "AIG301"
+    fixes_the_function = True
     function: Function | None
     name: str
     decorator: str

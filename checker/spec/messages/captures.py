@@ -18,6 +18,7 @@ class ReadsCapturedTensor(Message, Generic[L]):
     module scope``), bound at ``bound``; the runtime guard adds the value it ``saw``."""
 
     code = "AIG301"
+    fixes_the_function = True
     function: Function | None
     what: str
     name: str
@@ -40,6 +41,7 @@ class DefaultIsTensor(Message, Generic[L]):
     """AIG301: the default of ``parameter`` is a ``what``, evaluated once when the def runs."""
 
     code = "AIG301"
+    fixes_the_function = True
     function: Function
     parameter: str
     what: str
@@ -61,6 +63,7 @@ class ReadsChangingState(Message, Generic[L]):
     ``changes`` says how (``and it is reassigned in a loop``), ``changed`` where."""
 
     code = "AIG302"
+    fixes_the_function = True
     function: Function | None
     what: str
     name: str
@@ -102,6 +105,7 @@ class LaundersCapturedTensor(Message, Generic[L]):
     ``loud``: compiling fails (``.item()``), rather than baking the value."""
 
     code = "AIG303"
+    fixes_the_function = True
     function: Function
     how: str
     name: str

@@ -161,6 +161,7 @@ class ReturnsUnproxyable(Message):
     """AIG201: a ``return`` returns ``returns`` (``a dict``, ``a Result object``)."""
 
     code = "AIG201"
+    fixes_the_function = True
     function: Function
     returns: str
 
@@ -191,6 +192,7 @@ class ReturnsBakedNumber(Message):
     """AIG202: returns ``returns`` (a Python number) as, or ``inside``, its result."""
 
     code = "AIG202"
+    fixes_the_function = True
     function: Function
     returns: str
     inside: bool
@@ -234,6 +236,7 @@ class ReturnsUntraceableSubclass(Message):
     """AIG203: a ``return`` returns ``returns``, a tensor subclass without the flatten protocol."""
 
     code = "AIG203"
+    fixes_the_function = True
     function: Function
     returns: str
 
